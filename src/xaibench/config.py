@@ -1,0 +1,52 @@
+"""Run profiles and parameter parsing shared by notebooks and the Makefile.
+
+``full`` is the real run; ``quick`` is the smoke profile used by ``make quick`` and the notebook
+tests (tiny subsets, one epoch) -- its numbers mean nothing and are never committed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, asdict
+from typing import Any
+
+PAPER_SEEDS = (42, 43, 44, 45, 46)
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    max_train: int | None      # cap on training examples (None = all)
+    max_eval: int | None       # cap on dev/test examples / pairs
+    max_epochs: int            # epoch cap (early stopping on dev inside it)
+    patience: int              # early-stopping patience in epochs
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+PROFILES = {
+    "full": Profile("full", max_train=None, max_eval=None, max_epochs=4, patience=1),
+    "quick": Profile("quick", max_train=64, max_eval=48, max_epochs=1, patience=1),
+}
+
+
+def get_profile(name: str) -> Profile:
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; use one of {sorted(PROFILES)} (PROFILE=quick|full)")
+    return PROFILES[name]
+
+
+def parse_seeds(seeds: Any) -> list[int]:
+    """Accept ``"42 43"``, ``"42,43"``, ``42`` or ``[42, 43]`` (what Make/papermill pass)."""
+    if isinstance(seeds, int):
+        return [seeds]
+    if isinstance(seeds, str):
+        parts = seeds.replace(",", " ").split()
+    else:
+        parts = list(seeds)
+    try:
+        out = [int(p) for p in parts]
+    except ValueError as e:
+        raise ValueError(f"could not read seeds from {seeds!r}: use integers, e.g. SEEDS=\"42 43\"") from e
+    if not out:
+        raise ValueError("no seeds given; e.g. SEEDS=\"42 43 44 45 46\"")
+    return out

@@ -1,0 +1,1 @@
+"""Datasets: fetching, loaders and the CEBaB domain model."""

@@ -1,0 +1,1 @@
+"""Evaluation protocols and metrics."""

@@ -1,0 +1,1 @@
+"""Explanation methods (see :mod:`xaibench.explainers.base` for the interface)."""

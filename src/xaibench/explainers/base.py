@@ -1,0 +1,88 @@
+"""The one explainer interface.
+
+Every explainer is fitted once against a model (``fit(model, data)``; a no-op for methods that
+need no training data) and then explains batches (``explain(batch) -> list``).  What an
+explanation *is* depends on the family, and each family declares its output type so that every
+protocol can check what it can score:
+
+* :class:`LocalExplainer` -> :class:`Attribution` (per-token relevance, optional n-gram relevance)
+  for a target class; consumed by the human-grounded tasks, erasure metrics and ground-truth
+  attribution protocols.
+* :class:`ConceptExplainer` -> ICaCE estimates (an effect vector over classes) for
+  (text, concept, c, c') queries; consumed by the CEBaB protocol.
+
+Protocols ask ``explainer.output`` (``"attribution"`` / ``"concept_effect"``) to decide whether
+they apply.
+"""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+
+class Explainer(abc.ABC):
+    name: str = "explainer"
+    output: str = ""
+
+    def fit(self, model: Any, data: Any = None) -> "Explainer":
+        self.model = model
+        return self
+
+    @abc.abstractmethod
+    def explain(self, batch: Any) -> Any: ...
+
+    def __repr__(self) -> str:  # pragma: no cover - cosmetic
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+@dataclass
+class Attribution:
+    """Relevance of each token of ``text`` for class ``target``.
+
+    ``scores[i]`` belongs to ``tokens[i]``.  ``ngrams`` optionally lists n-gram fragments as
+    ``(start, end, score)`` over token positions (end exclusive), for n-gram-level methods.
+    """
+
+    text: str
+    tokens: list[str]
+    scores: np.ndarray
+    target: int
+    ngrams: list[tuple[int, int, float]] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.scores = np.asarray(self.scores, dtype=np.float64)
+        if self.scores.shape != (len(self.tokens),):
+            raise ValueError(f"scores has shape {self.scores.shape} but there are {len(self.tokens)} tokens")
+
+    def top_fragments(self, m: int, positive: bool = True) -> list[tuple[int, int, float]]:
+        """Top-``m`` fragments by relevance (n-grams when given, else single tokens)."""
+        frags = self.ngrams or [(i, i + 1, float(s)) for i, s in enumerate(self.scores)]
+        sign = 1.0 if positive else -1.0
+        cand = [f for f in frags if sign * f[2] > 0]
+        cand.sort(key=lambda f: -sign * f[2])
+        return cand[:m]
+
+
+class LocalExplainer(Explainer):
+    output = "attribution"
+
+    @abc.abstractmethod
+    def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[Attribution]:
+        """One :class:`Attribution` per text; ``targets`` default to the predicted classes."""
+
+
+class ConceptExplainer(Explainer):
+    """Estimates ICaCE: the change of the model's class-probability vector when concept
+    ``aspect`` of a text changes from ``base`` to ``counterfactual`` value."""
+
+    output = "concept_effect"
+
+    @abc.abstractmethod
+    def explain(self, queries: Any) -> np.ndarray:
+        """``queries``: DataFrame with columns ``text`` (base text), ``aspect``, ``base_value``,
+        ``cf_value`` (+ optional predicted aspect labels); returns ``(n, n_classes)`` effects.
+        Never receives the counterfactual text."""

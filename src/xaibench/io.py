@@ -1,0 +1,91 @@
+"""Atomic file writing: an interrupted run never leaves a half-written file behind.
+
+Everything is written to a temporary file in the destination folder and then renamed with
+:func:`os.replace`, which is atomic on POSIX file systems.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import pandas as pd
+
+
+@contextlib.contextmanager
+def atomic_path(dest: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path next to ``dest``; rename it onto ``dest`` only on success."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix + ".tmp", dir=dest.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, dest)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            if tmp_path.is_dir():
+                import shutil
+
+                shutil.rmtree(tmp_path)
+            else:
+                tmp_path.unlink()
+        raise
+
+
+@contextlib.contextmanager
+def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary folder next to ``dest``; swap it in for ``dest`` only on success."""
+    import shutil
+
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    try:
+        yield tmp
+        if dest.exists():
+            old = dest.with_name(f".{dest.name}.old")
+            if old.exists():
+                shutil.rmtree(old)
+            os.replace(dest, old)
+            os.replace(tmp, dest)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def write_bytes(dest: str | os.PathLike, data: bytes) -> Path:
+    with atomic_path(dest) as tmp:
+        tmp.write_bytes(data)
+    return Path(dest)
+
+
+def write_text(dest: str | os.PathLike, text: str) -> Path:
+    with atomic_path(dest) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(dest)
+
+
+def write_json(dest: str | os.PathLike, obj: Any, **kw: Any) -> Path:
+    kw.setdefault("indent", 2)
+    kw.setdefault("sort_keys", True)
+    return write_text(dest, json.dumps(obj, **kw) + "\n")
+
+
+def write_parquet(dest: str | os.PathLike, df: pd.DataFrame) -> Path:
+    with atomic_path(dest, suffix=".parquet") as tmp:
+        df.to_parquet(tmp, index=False)
+    return Path(dest)
+
+
+def write_csv(dest: str | os.PathLike, df: pd.DataFrame) -> Path:
+    with atomic_path(dest, suffix=".csv") as tmp:
+        df.to_csv(tmp, index=False)
+    return Path(dest)

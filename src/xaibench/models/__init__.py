@@ -1,0 +1,1 @@
+"""Classifiers (see :mod:`xaibench.models.base`)."""

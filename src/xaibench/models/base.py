@@ -1,0 +1,215 @@
+"""One interface for every classifier.
+
+* :class:`Classifier` -- ``fit``, batched ``predict_proba`` (cached on disk), ``embed`` (the
+  representation phi(x) the classification head sees), ``save``/``load``, ``fingerprint``.
+* :class:`TorchTextClassifier` -- adds what gradient explainers and concept explainers need:
+  ``encode`` (per-batch padded ids + mask), ``module`` (an ``nn.Module`` whose
+  ``forward(input_ids, attention_mask)`` returns logits), ``embedding_layer`` (for captum layer
+  attributions), ``head`` (an ``nn.Module`` mapping phi(x) to logits) and ``tokens`` (display
+  tokens aligned with input positions).
+
+Probabilities go through the on-disk :mod:`xaibench.cache`; ``n_forward`` counts the texts that
+really went through the network (the benchmarks and the cache test read it).
+"""
+from __future__ import annotations
+
+import abc
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..cache import OutputCache, default_cache
+
+
+class Classifier(abc.ABC):
+    """Base class.  Subclasses implement ``_fit``, ``_predict_proba``, ``_embed``, ``_state``."""
+
+    kind: str = "classifier"
+
+    def __init__(self, n_classes: int, seed: int = 42, cache: OutputCache | None | bool = True):
+        self.n_classes = int(n_classes)
+        self.seed = int(seed)
+        self._cache_opt = cache
+        self.n_forward = 0  # texts actually run through the model
+        self._fingerprint: str | None = None
+
+    # ----- to implement ---------------------------------------------------------------------
+    @abc.abstractmethod
+    def _fit(self, texts: list[str], labels: np.ndarray, dev_texts: list[str] | None,
+             dev_labels: np.ndarray | None) -> dict[str, Any]: ...
+
+    @abc.abstractmethod
+    def _predict_proba(self, texts: list[str]) -> np.ndarray: ...
+
+    @abc.abstractmethod
+    def _embed(self, texts: list[str]) -> np.ndarray: ...
+
+    @abc.abstractmethod
+    def config(self) -> dict[str, Any]:
+        """JSON-serialisable hyper-parameters (enough to rebuild the object before loading)."""
+
+    @abc.abstractmethod
+    def _save_weights(self, folder: Path) -> None: ...
+
+    @abc.abstractmethod
+    def _load_weights(self, folder: Path) -> None: ...
+
+    @abc.abstractmethod
+    def _weights_digest(self) -> str:
+        """A hash of the trained parameters (part of the fingerprint)."""
+
+    # ----- public API ------------------------------------------------------------------------
+    def fit(self, texts: Sequence[str], labels: Sequence[int], dev_texts: Sequence[str] | None = None,
+            dev_labels: Sequence[int] | None = None) -> "Classifier":
+        texts = _as_text_list(texts)
+        labels = np.asarray(labels, dtype=np.int64)
+        if len(texts) != len(labels):
+            raise ValueError(f"fit got {len(texts)} texts but {len(labels)} labels; pass one label per text")
+        if labels.min() < 0 or labels.max() >= self.n_classes:
+            raise ValueError(f"labels must lie in [0, {self.n_classes - 1}]; got range "
+                             f"[{labels.min()}, {labels.max()}]")
+        self.history = self._fit(texts, labels,
+                                 _as_text_list(dev_texts) if dev_texts is not None else None,
+                                 np.asarray(dev_labels, dtype=np.int64) if dev_labels is not None else None)
+        self._fingerprint = None
+        return self
+
+    @property
+    def cache(self) -> OutputCache | None:
+        if self._cache_opt is True:
+            return default_cache()
+        return self._cache_opt or None
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            cfg = json.dumps({"kind": self.kind, **self.config()}, sort_keys=True, default=str)
+            self._fingerprint = hashlib.sha1((cfg + self._weights_digest()).encode()).hexdigest()[:16]
+        return self._fingerprint
+
+    def _counted(self, fn, texts: list[str]) -> np.ndarray:
+        self.n_forward += len(texts)
+        return fn(texts)
+
+    def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
+        """Class probabilities, shape ``(n, n_classes)``; cached per (fingerprint, text)."""
+        texts = _as_text_list(texts)
+        if not texts:
+            return np.zeros((0, self.n_classes), dtype=np.float32)
+        cache = self.cache
+        if cache is None:
+            return self._counted(self._predict_proba, texts)
+        return cache.cached_call(f"{self.fingerprint()}/proba", texts,
+                                 lambda t: self._counted(self._predict_proba, t))
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        return self.predict_proba(texts).argmax(axis=1)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """phi(x): the representation the classification head sees, shape ``(n, d)``; cached."""
+        texts = _as_text_list(texts)
+        cache = self.cache
+        if cache is None:
+            return self._counted(self._embed, texts)
+        return cache.cached_call(f"{self.fingerprint()}/embed", texts,
+                                 lambda t: self._counted(self._embed, t))
+
+    def save(self, folder: str | Path) -> Path:
+        from ..io import atomic_dir, write_json
+
+        folder = Path(folder)
+        with atomic_dir(folder) as tmp:
+            write_json(tmp / "config.json", {"kind": self.kind, "n_classes": self.n_classes,
+                                             "seed": self.seed, "config": self.config(),
+                                             "history": getattr(self, "history", None)})
+            self._save_weights(tmp)
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path, cache: OutputCache | None | bool = True) -> "Classifier":
+        from . import registry
+
+        folder = Path(folder)
+        cfg_path = folder / "config.json"
+        if not cfg_path.exists():
+            raise FileNotFoundError(f"no saved model at {folder} (missing config.json); train it first, "
+                                    "e.g. `make models`")
+        meta = json.loads(cfg_path.read_text())
+        klass = registry.model_class(meta["kind"])
+        obj = klass(n_classes=meta["n_classes"], seed=meta["seed"], cache=cache, **meta["config"])
+        obj._load_weights(folder)
+        obj.history = meta.get("history")
+        return obj
+
+
+class TorchTextClassifier(Classifier):
+    """A classifier backed by a torch ``nn.Module`` (see module docstring for the extra API)."""
+
+    module: Any  # torch.nn.Module with forward(input_ids, attention_mask) -> logits
+    batch_size: int = 32
+
+    @abc.abstractmethod
+    def encode(self, texts: Sequence[str]) -> tuple[Any, Any]:
+        """``(input_ids, attention_mask)`` long tensors, padded to the longest text of the batch."""
+
+    @abc.abstractmethod
+    def tokens(self, text: str) -> list[str]:
+        """Display tokens, one per input position of ``encode([text])``."""
+
+    @property
+    @abc.abstractmethod
+    def embedding_layer(self) -> Any:
+        """The token-embedding ``nn.Module`` (input of captum's layer attributions)."""
+
+    @property
+    @abc.abstractmethod
+    def head(self) -> Any:
+        """``nn.Module`` mapping phi(x) (as returned by :meth:`embed`) to logits."""
+
+    def _weights_digest(self) -> str:
+        h = hashlib.sha1()
+        for name, p in sorted(self.module.state_dict().items()):
+            h.update(name.encode())
+            h.update(p.detach().cpu().contiguous().numpy().tobytes())
+        return h.hexdigest()
+
+    def _batches(self, texts: list[str]):
+        # sort by length so per-batch padding wastes little; callers get original order back
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        for i in range(0, len(texts), self.batch_size):
+            idx = order[i : i + self.batch_size]
+            yield idx, [texts[j] for j in idx]
+
+    def _run(self, texts: list[str], fn) -> np.ndarray:
+        import torch
+
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        self.module.eval()
+        with torch.inference_mode():
+            for idx, batch in self._batches(texts):
+                ids, mask = self.encode(batch)
+                out.append((idx, fn(ids, mask).float().cpu().numpy()))
+        res = np.zeros((len(texts), out[0][1].shape[1]), dtype=np.float32)
+        for idx, vals in out:
+            res[idx] = vals
+        return res
+
+    def _predict_proba(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        return self._run(texts, lambda ids, mask: torch.softmax(self.module(ids, mask), dim=-1))
+
+    def logits_from_ids(self, input_ids, attention_mask):
+        return self.module(input_ids, attention_mask)
+
+
+def _as_text_list(texts: Sequence[str] | str) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("pass a list of texts, not a single string (wrap it: [text])")
+    out = list(texts)
+    bad = [i for i, t in enumerate(out) if not isinstance(t, str)]
+    if bad:
+        raise TypeError(f"texts must be str; item {bad[0]} is {type(out[bad[0]]).__name__}")
+    return out

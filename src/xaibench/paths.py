@@ -1,0 +1,70 @@
+"""Where things live.
+
+Every path is derived from the project root, which is the nearest parent folder holding
+``pyproject.toml`` (so notebooks run from ``notebooks/`` and tests from anywhere find the same
+folders).  ``XAIBENCH_HOME`` overrides it, e.g. for tests that want a scratch data folder.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def project_root() -> Path:
+    env = os.environ.get("XAIBENCH_HOME")
+    if env:
+        return Path(env).resolve()
+    here = Path.cwd().resolve()
+    for cand in (here, *here.parents):
+        if (cand / "pyproject.toml").exists() and (cand / "src" / "xaibench").exists():
+            return cand
+    # installed package used outside a checkout: fall back to the source tree location
+    src_root = Path(__file__).resolve().parents[2]
+    if (src_root / "pyproject.toml").exists():
+        return src_root
+    return here
+
+
+def data_dir() -> Path:
+    return project_root() / "data"
+
+
+def raw_dir() -> Path:
+    return data_dir() / "raw"
+
+
+def processed_dir() -> Path:
+    return data_dir() / "processed"
+
+
+def models_dir() -> Path:
+    return data_dir() / "models"
+
+
+def cache_dir() -> Path:
+    return data_dir() / "cache"
+
+
+def figures_dir() -> Path:
+    return project_root() / "figures"
+
+
+def tables_dir() -> Path:
+    return figures_dir() / "tables"
+
+
+def resources_dir() -> Path:
+    return Path(__file__).resolve().parent / "resources"
+
+
+def data_mirror() -> Path | None:
+    """The local mirror of the raw data (``XAIBENCH_DATA_MIRROR``; default ``../shared/data``).
+
+    Returns ``None`` when no mirror is configured and the default does not exist; loaders then
+    download from the original public sources.
+    """
+    env = os.environ.get("XAIBENCH_DATA_MIRROR")
+    if env is not None:
+        return Path(env).expanduser().resolve() if env else None
+    default = project_root().parent / "shared" / "data"
+    return default.resolve() if default.exists() else None
