@@ -4,9 +4,10 @@
   representation phi(x) the classification head sees), ``save``/``load``, ``fingerprint``.
 * :class:`TorchTextClassifier` -- adds what gradient explainers and concept explainers need:
   ``encode`` (per-batch padded ids + mask), ``module`` (an ``nn.Module`` whose
-  ``forward(input_ids, attention_mask)`` returns logits), ``embedding_layer`` (for captum layer
-  attributions), ``head`` (an ``nn.Module`` mapping phi(x) to logits) and ``tokens`` (display
-  tokens aligned with input positions).
+  ``forward(input_ids, attention_mask)`` returns logits and which is split into
+  ``module.features(input_ids, attention_mask) -> phi`` and ``module.head(phi) -> logits``),
+  ``embedding_layer`` (for captum layer attributions), ``head`` (= ``module.head``) and
+  ``tokens`` (display tokens aligned with input positions).
 
 Probabilities go through the on-disk :mod:`xaibench.cache`; ``n_forward`` counts the texts that
 really went through the network (the benchmarks and the cache test read it).
@@ -164,9 +165,12 @@ class TorchTextClassifier(Classifier):
         """The token-embedding ``nn.Module`` (input of captum's layer attributions)."""
 
     @property
-    @abc.abstractmethod
     def head(self) -> Any:
         """``nn.Module`` mapping phi(x) (as returned by :meth:`embed`) to logits."""
+        return self.module.head
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self._run(texts, lambda ids, mask: self.module.features(ids, mask))
 
     def _weights_digest(self) -> str:
         h = hashlib.sha1()
