@@ -35,6 +35,19 @@ def get_profile(name: str) -> Profile:
     return PROFILES[name]
 
 
+def use_profile(name: str) -> Profile:
+    """Activate a profile for this process and its children (notebooks call it first).
+
+    Under any profile other than ``full``, figures, tables and trained models are written below
+    ``reports/<profile>/`` so that smoke runs never overwrite the committed results.
+    """
+    import os
+
+    prof = get_profile(name)
+    os.environ["XAIBENCH_PROFILE"] = prof.name
+    return prof
+
+
 def parse_seeds(seeds: Any) -> list[int]:
     """Accept ``"42 43"``, ``"42,43"``, ``42`` or ``[42, 43]`` (what Make/papermill pass)."""
     if isinstance(seeds, int):

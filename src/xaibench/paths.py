@@ -25,6 +25,20 @@ def project_root() -> Path:
     return here
 
 
+def active_profile() -> str:
+    """The run profile (``full`` or ``quick``), set by :func:`xaibench.config.use_profile`."""
+    return os.environ.get("XAIBENCH_PROFILE", "full") or "full"
+
+
+def _profiled(path: Path) -> Path:
+    # Outputs of smoke runs (profile != full) never overwrite the real ones: they go to
+    # reports/<profile>/... instead of figures/ and data/models/.
+    prof = active_profile()
+    if prof == "full":
+        return path
+    return project_root() / "reports" / prof / path.relative_to(project_root())
+
+
 def data_dir() -> Path:
     return project_root() / "data"
 
@@ -38,7 +52,7 @@ def processed_dir() -> Path:
 
 
 def models_dir() -> Path:
-    return data_dir() / "models"
+    return _profiled(data_dir() / "models")
 
 
 def cache_dir() -> Path:
@@ -46,7 +60,7 @@ def cache_dir() -> Path:
 
 
 def figures_dir() -> Path:
-    return project_root() / "figures"
+    return _profiled(project_root() / "figures")
 
 
 def tables_dir() -> Path:

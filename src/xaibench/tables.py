@@ -89,7 +89,7 @@ def to_markdown(df: pd.DataFrame, digits: int = 3) -> str:
     for c in keys:
         if pd.api.types.is_float_dtype(out[c]):
             out[c] = [_fmt(v, digits) for v in out[c]]
-    return out.to_markdown(index=False) + "\n"
+    return out.to_markdown(index=False, disable_numparse=True) + "\n"
 
 
 def save_table(df: pd.DataFrame, name: str, digits: int = 3, title: str | None = None,

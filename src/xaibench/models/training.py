@@ -89,7 +89,7 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
                 torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
             seen += len(idx)
         rec = {"epoch": epoch + 1, "train_loss": total / max(1, seen), "seconds": time.time() - t0}
         if predict is not None and dev_texts is not None and dev_labels is not None and len(dev_texts):

@@ -1,0 +1,100 @@
+# xaibench: the analysis as a make DAG.  `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# ---- parameters (override on the command line: make cebab MODEL=lstm SEEDS="42 43") ----------
+#: PROFILE -- run profile: full | quick
+PROFILE ?= full
+#: MODEL -- model for single-model notebooks (minilm, lstm, or a hub checkpoint)
+MODEL ?= minilm
+#: MODELS -- models swept by `make models` / `make cebab`
+MODELS ?= minilm lstm
+#: SEEDS -- seeds for exclusive-split models (CEBaB paper seeds)
+SEEDS ?= 42 43 44 45 46
+#: INCLUSIVE_SEEDS -- seeds for inclusive-split and ABSA models (budget)
+INCLUSIVE_SEEDS ?= 42
+TASKS ?= binary ternary 5-way
+ABSA_MODEL ?= minilm
+PYTHON ?= python3
+VENV ?= .venv
+
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+REPORTS := reports/$(PROFILE)
+export HF_HUB_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+export XAIBENCH_PROFILE := $(PROFILE)
+
+# papermill: run notebook $(1) into $(2) with extra parameters $(3); written atomically
+define papermill
+	@mkdir -p $(dir $(2))
+	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --progress-bar \
+	  -p profile $(PROFILE) -p model $(MODEL) -p seeds "$(SEEDS)" $(3)
+	@mv $(2).tmp.ipynb $(2)
+endef
+
+# ---- environment and data -------------------------------------------------------------------
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@rm -f $(VENV)/.installed-* && touch $@
+
+.PHONY: env
+env: $(STAMP) ## create .venv and install xaibench with pinned dependencies
+
+DATA_STAMP := data/raw/.fetched
+$(DATA_STAMP): $(STAMP) src/xaibench/resources/checksums.sha256
+	$(PY) -m xaibench.data fetch --all
+	$(PY) -m xaibench.data process --all
+	@touch $@
+
+.PHONY: data
+data: $(DATA_STAMP) ## copy/extract (or download) all raw datasets into data/raw, verify checksums, build parquet
+
+# ---- notebooks ------------------------------------------------------------------------------
+# One pattern rule runs any single-run notebook into reports/<profile>/.
+$(REPORTS)/%.ipynb: notebooks/%.ipynb $(DATA_STAMP)
+	$(call papermill,$<,$@,$(NB_PARAMS))
+
+# Classifier training: one papermill run per (model, task, split), seeds looped inside.
+define TRAIN_RULE
+$(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb: notebooks/02_train_classifier.ipynb $(DATA_STAMP)
+	$$(call papermill,$$<,$$@,-p model $(1) -p task $(2) -p split $(3) -p seeds "$(4)")
+TRAIN_REPORTS += $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb
+endef
+$(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),exclusive,$(SEEDS)))))
+$(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),inclusive,$(INCLUSIVE_SEEDS)))))
+$(eval $(call TRAIN_RULE,$(ABSA_MODEL),absa,exclusive,$(INCLUSIVE_SEEDS)))
+
+.PHONY: stats models foundation
+stats: $(REPORTS)/01_dataset_statistics.ipynb ## notebook 01: dataset statistics (CEBaB Tables 3, 5, 7, Fig. 5)
+models: $(TRAIN_REPORTS) ## notebook 02: train all CEBaB classifiers (MODELS x TASKS x splits x seeds)
+$(REPORTS)/03_classifier_performance.ipynb: $(TRAIN_REPORTS)
+foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 (Table 8 in figures/tables)
+
+.PHONY: all quick
+all: foundation ## set up the environment, fetch data, run every notebook (PROFILE=full)
+quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
+	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
+
+# ---- tests and benchmarks ---------------------------------------------------------------------
+.PHONY: test test-all bench
+test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (< 15 min)
+	HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 $(PY) -m pytest -q
+
+test-all: $(DATA_STAMP) ## every test, including the slow ones
+	HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 $(PY) -m pytest -q -m ""
+
+bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
+	$(PY) -m xaibench.bench training
+
+# ---- housekeeping ---------------------------------------------------------------------------
+.PHONY: help clean-reports
+help: ## list targets and parameters
+	@echo "Targets:"; grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  %-16s %s\n", $$1, $$2}'
+	@echo "Parameters (make TARGET NAME=value):"; grep -E '^#: ' $(MAKEFILE_LIST) | sed -E 's/^#: ([A-Z_]+) -- /  \1\t/' | awk -F'\t' '{printf "  %-16s %s\n", $$1, $$2}'
+
+clean-reports: ## delete executed notebooks (reports/)
+	rm -rf reports

@@ -1,0 +1,97 @@
+"""Logistic regression on bag-of-words counts or mean GloVe vectors (scikit-learn).
+
+phi(x) is the feature vector (tf-idf bag of words, or the mean GloVe vector).  Used as the
+transparent ground-truth model of the counterfactual-faithfulness protocol and as a reader model.
+"""
+from __future__ import annotations
+
+import hashlib
+import pickle
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Classifier
+from .embeddings import glove_index, glove_vectors, word_tokenize
+
+
+class LogRegClassifier(Classifier):
+    kind = "logreg"
+
+    def __init__(self, n_classes: int, seed: int = 42, cache=True, features: str = "bow", C: float = 1.0,
+                 ngram_max: int = 1, max_features: int | None = 20000):
+        super().__init__(n_classes=n_classes, seed=seed, cache=cache)
+        if features not in ("bow", "glove"):
+            raise ValueError(f"features must be 'bow' or 'glove', got {features!r}")
+        self.features, self.C, self.ngram_max, self.max_features = features, C, ngram_max, max_features
+        self.vectorizer = None
+        self.clf = None
+
+    def config(self) -> dict[str, Any]:
+        return {"features": self.features, "C": self.C, "ngram_max": self.ngram_max,
+                "max_features": self.max_features}
+
+    def _featurize(self, texts: list[str], fit: bool = False) -> np.ndarray:
+        if self.features == "bow":
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            if fit:
+                self.vectorizer = TfidfVectorizer(tokenizer=word_tokenize, lowercase=False, token_pattern=None,
+                                                  ngram_range=(1, self.ngram_max), max_features=self.max_features)
+                return self.vectorizer.fit_transform(texts)
+            return self.vectorizer.transform(texts)
+        idx = glove_index()
+        out = np.zeros((len(texts), 50), dtype=np.float32)
+        for i, t in enumerate(texts):
+            words = [w for w in word_tokenize(t) if w in idx]
+            if words:
+                out[i] = glove_vectors(words)[0].mean(0)
+        return out
+
+    def _fit(self, texts, labels, dev_texts, dev_labels):
+        from sklearn.linear_model import LogisticRegression
+
+        X = self._featurize(texts, fit=True)
+        self.clf = LogisticRegression(C=self.C, max_iter=2000, random_state=self.seed)
+        self.clf.fit(X, labels)
+        hist: dict[str, Any] = {"n_train": len(texts)}
+        if dev_texts is not None and dev_labels is not None and len(dev_texts):
+            from .training import macro_f1
+
+            hist["best_dev_f1"] = macro_f1(dev_labels, self._predict_proba(dev_texts).argmax(1))
+        return hist
+
+    def _require(self):
+        if self.clf is None:
+            raise RuntimeError("the logistic regression is not fitted: call fit(...) or Classifier.load(folder)")
+
+    def _predict_proba(self, texts: list[str]) -> np.ndarray:
+        self._require()
+        p = np.zeros((len(texts), self.n_classes), dtype=np.float32)
+        p[:, self.clf.classes_] = self.clf.predict_proba(self._featurize(texts))
+        return p
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        self._require()
+        X = self._featurize(texts)
+        return np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float32)
+
+    def feature_names(self) -> list[str]:
+        self._require()
+        if self.features == "bow":
+            return list(self.vectorizer.get_feature_names_out())
+        return [f"glove_{i}" for i in range(50)]
+
+    def _save_weights(self, folder: Path) -> None:
+        self._require()
+        (folder / "model.pkl").write_bytes(pickle.dumps({"vectorizer": self.vectorizer, "clf": self.clf}))
+
+    def _load_weights(self, folder: Path) -> None:
+        obj = pickle.loads((folder / "model.pkl").read_bytes())
+        self.vectorizer, self.clf = obj["vectorizer"], obj["clf"]
+
+    def _weights_digest(self) -> str:
+        self._require()
+        return hashlib.sha1(pickle.dumps((self.clf.coef_, self.clf.intercept_,
+                                          getattr(self.vectorizer, "vocabulary_", None)))).hexdigest()

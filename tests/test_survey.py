@@ -1,0 +1,193 @@
+"""The survey web app over real HTTP (no browser): flow, resume, escaping, storage, export, CLI."""
+from __future__ import annotations
+
+import http.cookiejar
+import sqlite3
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pandas as pd
+import pytest
+
+from xaibench import paths
+from xaibench.evaluation import human_grounded as hg
+from xaibench.survey import ResponseStore, completion_code, export_answers, serve_in_thread
+from xaibench.survey.__main__ import main as cli
+
+XSS = '<script>window.__xss = 1</script> & "quotes"'
+STUDY = {
+    "study_id": "web-test",
+    "seed": 3,
+    "questions": [
+        {"question_id": "q1", "task": 1, "dataset": "amazon", "method": "lime", "model_correct": True,
+         "predicted_class": "Negative", "evidence_a": ["waste of money"], "evidence_b": [XSS], "key": "A"},
+        {"question_id": "q2", "task": 2, "dataset": "amazon", "method": "lime", "model_correct": False,
+         "class_names": ["Negative", "Positive"], "evidence": ["enjoyed it", "great"], "key": "Positive"},
+        {"question_id": "q3", "task": 3, "dataset": "arxiv", "method": "dt", "model_correct": True,
+         "class_names": ["Computer Science", "Mathematics", "Physics"], "predicted_class": "Physics",
+         "predicted_probability": 0.55, "evidence": ["quantum"], "counter_evidence": ["we prove"],
+         "key": "Physics"},
+    ],
+}
+
+
+@pytest.fixture()
+def server(tmp_path):
+    study = hg.study_from_json(STUDY)
+    db = tmp_path / "responses.sqlite"
+    srv, thread = serve_in_thread(study, db)
+    base = f"http://127.0.0.1:{srv.server_port}"
+    yield study, db, base
+    srv.shutdown()
+    srv.server_close()
+    thread.join(5)
+
+
+class Client:
+    """A browser-like client: keeps cookies, follows redirects, never raises on 4xx."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def request(self, path: str, form: dict | None = None):
+        data = urllib.parse.urlencode(form).encode() if form is not None else None
+        try:
+            with self.opener.open(self.base + path, data=data, timeout=10) as r:
+                return r.status, r.geturl(), r.read().decode(), dict(r.headers)
+        except urllib.error.HTTPError as e:
+            return e.code, e.geturl(), e.read().decode(), dict(e.headers)
+
+    def current_qid(self) -> str:
+        status, url, body, _ = self.request("/q")
+        assert status == 200 and url.endswith("/q"), (status, url)
+        marker = 'name="question_id" value="'
+        return body.split(marker, 1)[1].split('"', 1)[0]
+
+
+def test_full_flow_resume_and_export(server, tmp_path):
+    study, db, base = server
+    c = Client(base)
+    status, url, body, _ = c.request("/")
+    assert status == 200 and 'name="participant_id"' in body and "3 questions" in body
+
+    status, url, body, _ = c.request("/start", {"participant_id": "alice"})
+    assert status == 200 and url.endswith("/q") and "Question 1 out of 3" in body
+    order = study.order_for("alice")
+    assert c.current_qid() == order[0]
+
+    plan = {"q1": "unconfident:A", "q2": "confident:Negative", "q3": "unconfident:Mathematics"}
+    expected = {"q1": 0.5, "q2": -1.0, "q3": -0.5}
+    status, url, body, _ = c.request("/answer", {"question_id": order[0], "answer": plan[order[0]]})
+    assert status == 200 and "Question 2 out of 3" in body
+
+    # a new browser (no cookie) entering the same id resumes at question 2
+    c2 = Client(base)
+    status, url, body, _ = c2.request("/start", {"participant_id": "alice"})
+    assert "Question 2 out of 3" in body and c2.current_qid() == order[1]
+    # resubmitting the first question (back button) keeps the first answer
+    c2.request("/answer", {"question_id": order[0], "answer": "confident:B"})
+    for qid in order[1:]:
+        assert c2.current_qid() == qid
+        status, url, body, _ = c2.request("/answer", {"question_id": qid, "answer": plan[qid]})
+    assert status == 200 and url.endswith("/done") and "Thank you" in body
+    assert completion_code("web-test", "alice") in body
+    assert c.request("/q")[1].endswith("/done")  # the first browser is done too
+
+    out = export_answers(db, tmp_path / "answers.csv")
+    df = pd.read_csv(out, dtype=str)
+    assert list(df.columns) == ["study_id", "participant_id", "question_id", "answer", "timestamp"]
+    assert dict(zip(df["question_id"], df["answer"])) == plan
+    scored = hg.score_answers(study, df)
+    assert dict(zip(scored["question_id"], scored["score"])) == expected
+    table = hg.score_table(study, df)
+    assert set(table["subset"]) == {"all", "correct", "incorrect"}
+    assert table.loc[table["task"] == "task_2", "ours"].tolist() == [-1.0, -1.0]  # all + incorrect
+
+
+def test_bad_input_is_rejected_with_a_message(server):
+    study, db, base = server
+    c = Client(base)
+    status, _, body, _ = c.request("/start", {"participant_id": "bad id<>"})
+    assert status == 400 and "Please enter a participant ID" in body
+    assert c.request("/q")[1].endswith("/")  # no participant yet -> start page
+    c.request("/start", {"participant_id": "bob"})
+    qid = c.current_qid()
+    status, _, body, _ = c.request("/answer", {"question_id": qid})
+    assert status == 400 and "Please choose one of the answers" in body
+    status, _, body, _ = c.request("/answer", {"question_id": qid, "answer": "confident:Nonsense"})
+    assert status == 400
+    status, _, body, _ = c.request("/answer", {"question_id": "nope", "answer": "none"})
+    assert status == 400 and "Unknown question" in body
+    assert ResponseStore(db).answered("web-test", "bob") == {}
+    assert c.request("/q")[2].count("Question 1 out of 3") == 1
+    assert c.request("/no-such-page")[0] == 404
+    assert c.request("/static/../app.py")[0] == 404
+    assert c.request("/static/style.css")[0] == 200
+
+
+def test_study_text_is_html_escaped(server):
+    study, db, base = server
+    c = Client(base)
+    c.request("/start", {"participant_id": "carol"})
+    for _ in range(3):
+        qid = c.current_qid()
+        status, _, body, headers = c.request("/q")
+        if qid == "q1":
+            break
+        c.request("/answer", {"question_id": qid, "answer": hg.answer_options(study.question(qid))[0][0]})
+    assert "<script>" not in body
+    assert "&lt;script&gt;window.__xss = 1&lt;/script&gt; &amp; &quot;quotes&quot;" in body
+    assert "script-src 'none'" in headers["Content-Security-Policy"]
+    assert headers["Cache-Control"] == "no-store"
+
+
+def test_render_question_escapes_every_field():
+    evil = "<b>x</b>"
+    q = hg.study_from_json({"study_id": "s", "seed": 1, "questions": [{
+        "question_id": "q", "task": 3, "dataset": evil, "method": "m", "model_correct": True,
+        "class_names": [evil, "ok"], "predicted_class": evil, "predicted_probability": 0.5,
+        "evidence": [evil], "counter_evidence": [evil], "key": "ok"}]}).questions[0]
+    from xaibench.survey import render_question
+
+    html = render_question(q, ("<i>A</i>", "B"))
+    assert "<b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    assert 'value="confident:&lt;b&gt;x&lt;/b&gt;"' in html
+
+
+def test_store_keeps_first_answer(tmp_path):
+    store = ResponseStore(tmp_path / "r.sqlite")
+    assert store.add_answer("s", "p", "q", "none") is True
+    assert store.add_answer("s", "p", "q", "confident:A") is False
+    assert store.answered("s", "p") == {"q": "none"}
+    with sqlite3.connect(tmp_path / "r.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM responses").fetchone() == (1,)
+    assert store.to_frame("other").empty
+
+
+def test_cli(tmp_path, capsys):
+    demo = paths.resources_dir() / "survey_demo_study.json"
+    assert cli(["validate", "--study", str(demo)]) == 0
+    assert "6 questions" in capsys.readouterr().out
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"study_id": "x", "seed": 1, "questions": [{"question_id": "q"}]}')
+    assert cli(["validate", "--study", str(bad)]) == 2
+    assert "missing required field" in capsys.readouterr().err
+    assert cli(["export", "--db", str(tmp_path / "missing.sqlite"), "--out", str(tmp_path / "a.csv")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+    study = hg.load_study(demo)
+    store = ResponseStore(tmp_path / "r.sqlite")
+    for pid in ("p1", "p2"):
+        for q in study.questions:
+            store.add_answer(study.study_id, pid, q.question_id, hg.answer_options(q)[0][0])
+    assert cli(["export", "--db", str(tmp_path / "r.sqlite"), "--out", str(tmp_path / "a.csv")]) == 0
+    assert "wrote 12 answers" in capsys.readouterr().out
+    assert cli(["score", "--study", str(demo), "--answers", str(tmp_path / "a.csv"),
+                "--out", str(tmp_path / "scores.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "Fleiss' kappa" in out
+    scores = pd.read_csv(tmp_path / "scores.csv")
+    assert {"task", "dataset", "method", "subset", "ours", "paper"} <= set(scores.columns)
