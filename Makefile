@@ -90,6 +90,21 @@ test-all: $(DATA_STAMP) ## every test, including the slow ones
 bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training
 
+# ---- human-grounded survey (real participants) -----------------------------------------------
+#: SURVEY_PORT -- port of the local survey server (make survey)
+SURVEY_PORT ?= 8765
+SURVEY_STUDY ?= src/xaibench/resources/survey_demo_study.json
+.PHONY: survey browser-deps test-browser
+survey: $(STAMP) ## serve a human-grounded survey (SURVEY_STUDY=...) at http://127.0.0.1:$(SURVEY_PORT)/
+	@mkdir -p data/survey
+	$(PY) -m xaibench.survey serve --study $(SURVEY_STUDY) --db data/survey/responses.sqlite --port $(SURVEY_PORT)
+
+browser-deps: ## install Debian chromium for the browser test (needs root/apt)
+	bash .ci/install-browser
+
+test-browser: browser-deps $(STAMP) ## run only the headless-browser survey test
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser -q
+
 # ---- housekeeping ---------------------------------------------------------------------------
 .PHONY: help clean-reports
 help: ## list targets and parameters

@@ -26,6 +26,8 @@ class Profile:
 PROFILES = {
     "full": Profile("full", max_train=None, max_eval=None, max_epochs=4, patience=1),
     "quick": Profile("quick", max_train=64, max_eval=48, max_epochs=1, patience=1),
+    # benchmark runs: the full recipe, written below reports/bench/ (never over the real models)
+    "bench": Profile("bench", max_train=None, max_eval=None, max_epochs=4, patience=1),
 }
 
 

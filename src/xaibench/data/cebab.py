@@ -38,17 +38,13 @@ import pandas as pd
 
 from .. import io, paths
 
-try:  # the shared error type lives with the fetcher
-    from .fetch import DataError
-except ImportError:  # pragma: no cover - only while xaibench.data.fetch does not exist yet
-    class DataError(ValueError):
-        """Raw data is missing or malformed."""
+from .fetch import DataError
 
 
 __all__ = [
     "ASPECTS", "TASKS", "SPLITS", "COMBINED_SPLITS", "TRAIN_SPLITS", "EVAL_SPLITS",
     "ASPECT_VALUES", "ABSA_LABELS", "DIRECTIONS", "PAIR_TYPES", "PAIR_KINDS", "NUM_CLASSES",
-    "DataError", "load_cebab", "review_label", "task_frame", "absa_frame", "edit_pairs",
+    "DataError", "COLUMNS", "load_cebab", "label_names", "review_label", "task_frame", "absa_frame", "edit_pairs",
     "aspect_label_counts", "review_rating_counts", "edit_pair_counts", "empirical_ate",
     "metadata_counts", "levenshtein", "normalized_edit_distance", "edit_distances",
     "dataset_stats_table",
@@ -95,7 +91,12 @@ METADATA_FIELDS: tuple[str, ...] = (
     "parking", "region", "rating_overall", "rating_food", "rating_service", "rating_ambiance",
     "rating_noise",
 )
-_CACHE_VERSION = "1"
+#: Columns of :func:`load_cebab`, in order.
+COLUMNS: tuple[str, ...] = (
+    "id", "original_id", "edit_id", "is_original", "edit_type", "edit_goal", "edit_worker", "text",
+    "split", "review_majority", "label", *(f"{a}_majority" for a in ASPECTS),
+    "review_label_distribution", *METADATA_FIELDS,
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,7 +212,7 @@ def _build_frame(split_dir: Path) -> pd.DataFrame:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("Int64")
     df["label"] = df["label"].astype("int64")
     df["is_original"] = df["is_original"].astype(bool)
-    return df
+    return df[list(COLUMNS)]
 
 
 _MEMO: dict[tuple[str, float], pd.DataFrame] = {}
@@ -244,12 +245,12 @@ def load_cebab(root: str | os.PathLike | None = None) -> pd.DataFrame:
         key = (str(cache), cache.stat().st_mtime)
         if key not in _MEMO:
             df = pd.read_parquet(cache)
-            if df.attrs.get("cebab_cache_version", _CACHE_VERSION) != _CACHE_VERSION:  # pragma: no cover
-                cache.unlink()
-                return load_cebab()
-            _MEMO.clear()
-            _MEMO[key] = df
-        return _MEMO[key].copy()
+            if list(df.columns) == list(COLUMNS):
+                _MEMO.clear()
+                _MEMO[key] = df
+        if key in _MEMO:
+            return _MEMO[key].copy()
+        # a cache written by an older version of this module: rebuild it below
     from .fetch import ensure_raw
 
     df = _build_frame(_split_dir(Path(ensure_raw("cebab"))))
@@ -308,6 +309,14 @@ def review_label(review_majority: str | int, task: str) -> int | None:
     else:
         raise ValueError(f"review_majority {review_majority!r} is neither a string nor an int")
     return _LABEL_MAPS[task].get(stars)
+
+
+def label_names(task: str = "5-way") -> list[str]:
+    """Class names of ``task`` indexed by its label: binary ``negative, positive``; ternary
+    ``negative, neutral, positive``; 5-way the star ratings ``'1'``..``'5'``."""
+    task = _check_task(task)
+    return {"binary": ["negative", "positive"], "ternary": ["negative", "neutral", "positive"],
+            "5-way": ["1", "2", "3", "4", "5"]}[task]
 
 
 def _task_labels(five_way: pd.Series, task: str) -> pd.Series:
@@ -547,7 +556,8 @@ def metadata_counts(field: str, df: pd.DataFrame | None = None,
 
     ``field`` is ``'cuisine'`` (5a), ``'region'`` (5b) or ``'star_rating'`` (5c, the restaurant's
     OpenTable ``rating_overall``; labels ``1_star``..``5_star``).  Rows ``label, count`` sorted by
-    count (descending), then label; missing metadata is counted as ``'(missing)'``.
+    count (descending), then label (stars in star order); missing metadata is counted as
+    ``'(missing)'``.
     """
     if field not in _META_FIELDS:
         raise ValueError(f"unknown metadata field {field!r}; use one of {list(_META_FIELDS)}")
@@ -560,6 +570,8 @@ def metadata_counts(field: str, df: pd.DataFrame | None = None,
         labels = [str(v).strip().lower() if pd.notna(v) and str(v).strip() else "(missing)" for v in vals]
     vc = pd.Series(labels, dtype=object).value_counts()
     out = pd.DataFrame({"label": vc.index.astype(str), "count": vc.to_numpy().astype("int64")})
+    if field == "star_rating":  # the paper lists stars in order
+        return out.sort_values("label", kind="stable").reset_index(drop=True)
     return out.sort_values(["count", "label"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 

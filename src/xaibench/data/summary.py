@@ -26,13 +26,23 @@ SUMMARY_STATISTICS = (
 
 def token_lengths(texts: Iterable[str]) -> np.ndarray:
     """Number of :func:`word_tokenize` tokens of each text (int64 array)."""
-    return np.fromiter((len(word_tokenize(t)) for t in texts), dtype=np.int64)
+    # lower-casing does not change the count and costs ~25 % of the time
+    return np.fromiter((len(word_tokenize(t, lower=False)) for t in texts), dtype=np.int64)
+
+
+_SPLIT_ORDER = {"train": 0, "dev": 1, "test": 2, "all": 3}
+
+
+def _by_split(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """``(split, rows)`` pairs in the order train, dev, test, all, then others alphabetically."""
+    groups = [(str(k), g) for k, g in df.groupby("split", sort=False)]
+    return sorted(groups, key=lambda kg: (_SPLIT_ORDER.get(kg[0], 99), kg[0]))
 
 
 def _split_rows(name: str, df: pd.DataFrame) -> list[dict]:
     n_classes = len(dataset_info(name).label_names)
     rows = []
-    for split, part in df.groupby("split", sort=False):
+    for split, part in _by_split(df):
         lens = token_lengths(part["text"])
         counts = part["label"].value_counts()
         shares = counts / len(part)
@@ -89,17 +99,15 @@ def dataset_summary_table(names: Iterable[str] | None = None,
     long["ours"] = long["ours"].astype(float)
     long["ours_std"] = np.nan
     long["paper"] = np.nan
-    order = {k: i for i, k in enumerate(SUMMARY_STATISTICS)}
-    ds_order = {k: i for i, k in enumerate(dict.fromkeys(s["dataset"]))}
-    long = long.sort_values(
-        ["dataset", "split", "statistic"],
-        key=lambda c: c.map(ds_order) if c.name == "dataset" else (c.map(order) if c.name == "statistic" else c),
-        kind="stable",
-    ).reset_index(drop=True)
+    # keep the summary's row order (datasets as given, splits train/dev/test), statistics in order
+    row_order = {(d, sp): i for i, (d, sp) in enumerate(zip(s["dataset"], s["split"]))}
+    long["_row"] = [row_order[(d, sp)] for d, sp in zip(long["dataset"], long["split"])]
+    long["_stat"] = long["statistic"].map({k: i for i, k in enumerate(SUMMARY_STATISTICS)})
+    long = long.sort_values(["_row", "_stat"], kind="stable").reset_index(drop=True)
     return long[["dataset", "split", "statistic", "ours", "ours_std", "paper"]]
 
 
-def plot_token_lengths(df_dict: Mapping[str, pd.DataFrame], max_per_split: int | None = 20000,
+def plot_token_lengths(df_dict: Mapping[str, pd.DataFrame], max_per_split: int | None = 3000,
                        seed: int = 0):
     """Box plots of token lengths (log scale) per dataset, one box per split.
 
@@ -113,14 +121,16 @@ def plot_token_lengths(df_dict: Mapping[str, pd.DataFrame], max_per_split: int |
         raise ValueError("plot_token_lengths needs at least one dataset: pass {name: frame}")
     parts = []
     for name, df in df_dict.items():
-        for split, part in df.groupby("split", sort=False):
+        for split, part in _by_split(df):
             if max_per_split is not None and len(part) > max_per_split:
                 part = part.sample(n=max_per_split, random_state=seed)
             parts.append(pd.DataFrame({"dataset": name, "split": str(split),
                                        "tokens": np.maximum(token_lengths(part["text"]), 1)}))
     long = pd.concat(parts, ignore_index=True)
     fig, ax = plt.subplots(figsize=(8, 0.55 * len(df_dict) + 1.5))
-    sns.boxplot(data=long, x="tokens", y="dataset", hue="split", log_scale=True, showfliers=False, ax=ax)
+    hue_order = sorted(long["split"].unique(), key=lambda k: (_SPLIT_ORDER.get(k, 99), k))
+    sns.boxplot(data=long, x="tokens", y="dataset", hue="split", hue_order=hue_order, log_scale=True,
+                showfliers=False, ax=ax)
     ax.set_xlabel("tokens per example (word_tokenize, log scale)")
     ax.set_ylabel("")
     ax.legend(title="split", loc="lower right", fontsize="small")

@@ -222,3 +222,7 @@ class CNNClassifier(TorchTextClassifier):
     def _weights_digest(self) -> str:
         self._require()
         return super()._weights_digest()
+
+    def _run(self, texts, fn):
+        self._require()
+        return super()._run(texts, fn)

@@ -103,7 +103,7 @@ class TransformerClassifier(TorchTextClassifier):
     kind = "transformer"
 
     def __init__(self, n_classes: int, checkpoint: str = "minilm", seed: int = 42, cache=True,
-                 max_length: int = 128, lr: float = 5e-5, epochs: int = 4, batch_size: int = 32,
+                 max_length: int = 128, lr: float = 1e-4, epochs: int = 4, batch_size: int = 32,
                  patience: int = 1, dropout: float = 0.1, warmup_ratio: float = 0.1,
                  tiny: bool = False):
         super().__init__(n_classes=n_classes, seed=seed, cache=cache)

@@ -252,7 +252,7 @@ def _evidence_list(items: Iterable[str], css_id: str) -> str:
     items = list(items)
     if not items:
         return f"<p class=\"evidence empty\" id=\"{css_id}\">(no evidence found)</p>"
-    lis = "".join(f"<li>{t}</li>" for t in items)
+    lis = "".join(f"<li>{e(t)}</li>" for t in items)
     return f"<ul class=\"evidence\" id=\"{css_id}\">{lis}</ul>"
 
 
@@ -270,14 +270,14 @@ def render_question(q: Question, model_labels: tuple[str, str]) -> str:
                 "</div><p class=\"question\">Which robot is more reasonable?</p>")
     elif q.task == 2:
         head = (f"<p class=\"prompt\">These text fragments come from one {e(noun)}. "
-                f"What is the {e(noun)} about?</p>{_evidence_list(q.evidence, 'evidence')}")
+                f"Which class do you think the {e(noun)} belongs to?</p>{_evidence_list(q.evidence, 'evidence')}")
     else:
         pred = q.predicted_class or ""
         prob = q.predicted_probability
         others = [c for c in q.class_names if c != pred]
         against = (f"Evidence for the <strong>{e(others[0])}</strong> class:" if len(others) == 1
                    else f"Evidence against the <strong>{e(pred)}</strong> class:")
-        head = (f"<p class=\"prompt\">A model read a {e(noun)} and was not sure about its class. "
+        head = (f"<p class=\"prompt\">A robot read a {e(noun)} and was not sure about its class. "
                 "Using the information below, guess the actual class.</p>"
                 f"<p class=\"prediction\" id=\"prediction\">Predicted class: <strong>{e(pred)}</strong>"
                 + (f" (probability {prob:.2f})" if prob is not None else "") + "</p>"

@@ -250,7 +250,8 @@ def train_on_features(module, features: np.ndarray, labels: np.ndarray, *, lr: f
         idx = torch.as_tensor([int(k) for k in batch_keys], dtype=torch.long, device=device)
         return X[idx], None
 
-    if frozen_after is not None:
+    if frozen_after is not None:  # a private frozen copy: the caller's module is never modified
+        frozen_after = copy.deepcopy(frozen_after)
         for p in frozen_after.parameters():
             p.requires_grad_(False)
     wrapper = _feature_module(module, frozen_after)

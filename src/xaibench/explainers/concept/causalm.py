@@ -1,0 +1,224 @@
+"""CausaLM adapted to ICaCE (Feder et al., 2021; Appendix E)."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ...evaluation.cebab import ASPECTS, CONCEPT_VALUES
+from ._common import (FittedConceptExplainer, check_data, check_queries, copy_head, embed, head_proba, module_device,
+                      proba_lookup, task_targets, train_on_features)
+
+
+def cramers_v(a: Sequence[Any], b: Sequence[Any]) -> float:
+    """Cramér's V between two categorical series (0 = independent, 1 = one determines the other)."""
+    tab = pd.crosstab(pd.Series(list(a)), pd.Series(list(b))).to_numpy(dtype=np.float64)
+    n = tab.sum()
+    if n == 0 or min(tab.shape) < 2:
+        return 0.0
+    expected = tab.sum(1, keepdims=True) @ tab.sum(0, keepdims=True) / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        chi2 = np.nansum((tab - expected) ** 2 / expected)
+    return float(np.sqrt(chi2 / (n * (min(tab.shape) - 1))))
+
+
+def most_correlated_aspect(data: pd.DataFrame, aspect: str) -> str:
+    """The other aspect whose majority label is most associated (Cramér's V) with ``aspect``'s,
+    over fit rows where both are Negative/unknown/Positive."""
+    best, best_v = None, -1.0
+    for other in ASPECTS:
+        if other == aspect:
+            continue
+        a, b = data[f"{aspect}_majority"], data[f"{other}_majority"]
+        ok = (a.isin(CONCEPT_VALUES) & b.isin(CONCEPT_VALUES)).to_numpy()
+        v = cramers_v(a[ok], b[ok]) if ok.sum() > 1 else 0.0
+        if v > best_v:
+            best, best_v = other, v
+    return best  # type: ignore[return-value]
+
+
+def _grad_reverse():
+    import torch
+
+    class GradReverse(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return -g
+
+    return GradReverse.apply
+
+
+class CausaLMExplainer(FittedConceptExplainer):
+    """CausaLM (App. E), TReITE estimator (Eq. 10): ``N'(phi_CF(x)) - N(phi(x))``.
+
+    Per aspect ``C``: a deep copy of the model's encoder is fine-tuned (Adam, lr 2e-5, 3 epochs,
+    batch 48) with two auxiliary heads on phi: the *treated concept* ``C`` (3-way label) as an
+    adversarial task through a gradient-reversal layer with weight ``lambda`` = 0.1, and the *control
+    concept* -- the other aspect most correlated with ``C`` on the fit data (Cramér's V; the paper
+    controls for the most correlated confounder) -- as a normal task, so ``phi_CF`` forgets ``C`` but
+    keeps the confounder.  Then ``N'`` (a copy of the model's head) is trained on the frozen
+    ``phi_CF`` of the fit data with the gold task labels (Adam, lr 1e-3, 50 epochs, batch 256, App. E.2).
+
+    Deviations: CausaLM's masked-language-model objective during the adversarial stage is omitted
+    (the explained models need not have an LM head), the encoder starts from the explained model's
+    fine-tuned weights, and the auxiliary heads use their own learning rate ``head_lr``.  The estimate
+    ignores ``c'``: the counterfactual representation only removes ``C``, so (as the paper notes) it can
+    only estimate ``c' = unknown`` well.  Counterfactual features are computed once per text and kept
+    in memory (``cf_features``).
+    """
+
+    name = "causalm"
+
+    def __init__(self, seed: int = 42, lam: float = 0.1, lr: float = 2e-5, epochs: int = 3, batch_size: int = 48,
+                 head_lr: float = 1e-3, head_epochs: int = 50, head_batch_size: int = 256,
+                 control: Mapping[str, str] | None = None, aspects: Sequence[str] = ASPECTS):
+        self.seed = int(seed)
+        self.lam = float(lam)
+        self.lr = float(lr)
+        self.epochs = int(epochs)
+        self.batch_size = int(batch_size)
+        self.head_lr = float(head_lr)
+        self.head_epochs = int(head_epochs)
+        self.head_batch_size = int(head_batch_size)
+        self.control = dict(control or {})
+        bad = [a for a in aspects if a not in ASPECTS]
+        if bad:
+            raise ValueError(f"unknown aspect(s) {bad}; aspects are {ASPECTS}")
+        self.aspects = tuple(aspects)
+
+    # -- adversarial stage -----------------------------------------------------------------------
+    def _adversarial(self, aspect: str, texts: list[str], y_tc: np.ndarray, y_cc: np.ndarray, d: int):
+        import torch
+
+        from ...models.training import _length_bucketed_batches
+        from ...utils import progress, set_seed
+
+        set_seed(self.seed)
+        module = copy.deepcopy(self.model.module)
+        device = module_device(module)
+        tc_head = torch.nn.Linear(d, len(CONCEPT_VALUES)).to(device)
+        cc_head = torch.nn.Linear(d, len(CONCEPT_VALUES)).to(device)
+        for p in module.parameters():
+            p.requires_grad_(True)
+        opt = torch.optim.Adam([{"params": list(module.parameters()), "lr": self.lr},
+                                {"params": list(tc_head.parameters()) + list(cc_head.parameters()),
+                                 "lr": self.head_lr}])
+        reverse = _grad_reverse()
+        ce = torch.nn.CrossEntropyLoss(ignore_index=-1)
+        rng = np.random.default_rng(self.seed)
+        lengths = np.array([len(t) for t in texts])
+        hist = []
+        module.train()
+        for epoch in range(self.epochs):
+            tot = {"control": 0.0, "adversary": 0.0, "adversary_acc": 0.0, "n": 0}
+            batches = _length_bucketed_batches(lengths, self.batch_size, rng)
+            for idx in progress(batches, desc=f"CausaLM {aspect} epoch {epoch + 1}/{self.epochs}", leave=False):
+                ids, mask = self.model.encode([texts[i] for i in idx])
+                h = module.features(ids, mask).float()
+                t = torch.as_tensor(y_tc[idx], device=h.device)
+                c = torch.as_tensor(y_cc[idx], device=h.device)
+                adv_logits = tc_head(reverse(h))
+                l_adv = ce(adv_logits, t)
+                loss = self.lam * l_adv
+                if (c >= 0).any():
+                    l_cc = ce(cc_head(h), c)
+                    loss = loss + l_cc
+                    tot["control"] += float(l_cc) * len(idx)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                tot["adversary"] += float(l_adv) * len(idx)
+                tot["adversary_acc"] += float((adv_logits.argmax(1) == t).float().sum())
+                tot["n"] += len(idx)
+            n = max(1, tot.pop("n"))
+            hist.append({"epoch": epoch + 1, **{k: v / n for k, v in tot.items()}})
+        module.eval()
+        for p in module.parameters():
+            p.requires_grad_(False)
+        return module, hist
+
+    def _features(self, module, texts: list[str]) -> np.ndarray:
+        import torch
+
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        bs = int(getattr(self.model, "batch_size", 32))
+        out = None
+        with torch.inference_mode():
+            for i in range(0, len(texts), bs):
+                idx = order[i:i + bs]
+                ids, mask = self.model.encode([texts[j] for j in idx])
+                f = module.features(ids, mask).float().cpu().numpy()
+                if out is None:
+                    out = np.zeros((len(texts), f.shape[1]), dtype=np.float32)
+                out[idx] = f
+        return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+
+    def cf_features(self, aspect: str, texts: Sequence[str]) -> np.ndarray:
+        """phi_CF for ``aspect`` (memoised per text)."""
+        self._require_fit()
+        memo = self._memo[aspect]
+        todo = [t for t in dict.fromkeys(texts) if t not in memo]
+        if todo:
+            for t, f in zip(todo, self._features(self.encoders_[aspect], todo)):
+                memo[t] = f
+        return np.stack([memo[t] for t in texts]) if len(texts) else np.zeros((0, 0), dtype=np.float32)
+
+    def fit(self, model: Any, data: pd.DataFrame) -> "CausaLMExplainer":
+        self.model = model
+        data = check_data(data)
+        y_task = task_targets(model, data)
+        task_rows = np.nonzero(y_task >= 0)[0]
+        if len(task_rows) < 2:
+            raise ValueError("CausaLM needs gold task labels for at least two fit rows")
+        texts_all = data["text"].tolist()
+        d = embed(model, texts_all[:1]).shape[1]
+        code = {v: i for i, v in enumerate(CONCEPT_VALUES)}
+        self.encoders_: dict[str, Any] = {}
+        self.heads_: dict[str, Any] = {}
+        self.control_: dict[str, str] = {}
+        self.history_: dict[str, Any] = {}
+        self._memo: dict[str, dict[str, np.ndarray]] = {}
+        for a in self.aspects:
+            cc = self.control.get(a) or most_correlated_aspect(data, a)
+            if cc not in ASPECTS or cc == a:
+                raise ValueError(f"control concept for {a!r} must be another aspect; got {cc!r}")
+            self.control_[a] = cc
+            rows = np.nonzero(data[f"{a}_majority"].isin(CONCEPT_VALUES).to_numpy())[0]
+            if len(rows) < 2:
+                raise ValueError(f"too few fit rows with a {a} label for CausaLM")
+            y_tc = data[f"{a}_majority"].iloc[rows].map(code).to_numpy(dtype=np.int64)
+            y_cc = data[f"{cc}_majority"].iloc[rows].map(lambda v: code.get(v, -1)).to_numpy(dtype=np.int64)
+            enc, hist = self._adversarial(a, [texts_all[i] for i in rows], y_tc, y_cc, d)
+            self.encoders_[a] = enc
+            self._memo[a] = {}
+            self._fitted = True  # cf_features is usable from here on
+            feats = self.cf_features(a, [texts_all[i] for i in task_rows])
+            head = copy_head(model)
+            head_hist = train_on_features(head, feats, y_task[task_rows], lr=self.head_lr, epochs=self.head_epochs,
+                                          batch_size=self.head_batch_size, seed=self.seed, desc=f"CausaLM head {a}")
+            self.heads_[a] = head
+            self.history_[a] = {"adversarial": hist, "head": head_hist}
+        self._fitted = True
+        return self
+
+    def explain(self, queries: pd.DataFrame) -> np.ndarray:
+        self._require_fit()
+        q = check_queries(queries, need=("text", "aspect"))
+        missing = sorted(set(q["aspect"]) - set(self.aspects))
+        if missing:
+            raise ValueError(f"CausaLM was fitted for aspects {self.aspects}, not {missing}")
+        texts = q["text"].tolist()
+        p = proba_lookup(self.model, texts)
+        out = np.zeros_like(p)
+        for a in self.aspects:
+            m = (q["aspect"] == a).to_numpy()
+            if m.any():
+                sub = [t for t, k in zip(texts, m) if k]
+                out[m] = head_proba(self.heads_[a], self.cf_features(a, sub)) - p[m]
+        return out

@@ -1,0 +1,43 @@
+"""Random baselines of the paper: Random (W) scores words, Random (N) scores the n-gram windows
+of the conv filter widths, both with i.i.d. N(0, 1) relevance seeded per (seed, text)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import Attribution
+from ._common import BaseLocalExplainer, batch_tokens, filter_widths, ngram_windows, text_seed
+
+
+class RandomWords(BaseLocalExplainer):
+    name = "random_words"
+    paper_name = "Random (W)"
+    granularity = "words"
+
+    def _explain_batch(self, texts, targets):
+        out = []
+        for text, tgt, toks in zip(texts, targets, batch_tokens(self.model, texts)):
+            rng = np.random.default_rng(text_seed(self.seed, text))
+            out.append(Attribution(text, toks, rng.standard_normal(len(toks)), tgt, meta={"method": self.name}))
+        return out
+
+
+class RandomNgrams(BaseLocalExplainer):
+    name = "random_ngrams"
+    paper_name = "Random (N)"
+    granularity = "ngrams"
+
+    def _explain_batch(self, texts, targets):
+        out = []
+        widths = filter_widths(self.model)
+        for text, tgt, toks in zip(texts, targets, batch_tokens(self.model, texts)):
+            rng = np.random.default_rng(text_seed(self.seed, text))
+            wins = ngram_windows(len(toks), widths)
+            vals = rng.standard_normal(len(wins))
+            scores, counts = np.zeros(len(toks)), np.zeros(len(toks))
+            for (s, e), v in zip(wins, vals):
+                scores[s:e] += v
+                counts[s:e] += 1
+            scores = np.divide(scores, counts, out=np.zeros_like(scores), where=counts > 0)
+            ngrams = [(s, e, float(v)) for (s, e), v in zip(wins, vals)]
+            out.append(Attribution(text, toks, scores, tgt, ngrams=ngrams, meta={"method": self.name}))
+        return out

@@ -1,0 +1,83 @@
+"""Cost of each local explainer: seconds and model forward passes per explanation.
+
+``bench_attribution(model, texts)`` explains ``texts`` with every applicable explainer and
+returns one row per explainer.  Forward passes are counted two ways:
+
+* ``forward_calls`` -- calls of the network (batches), counted by a hook on ``model.head``
+  (torch models only; every forward path of our models ends in the head);
+* ``forward_rows`` -- examples that went through the network (batch rows; IG's 50 interpolation
+  steps count 50 rows per text), from the same hook, or from ``model.n_forward`` for non-torch
+  models.
+
+The targets (predicted classes) are computed once beforehand and are not part of the cost; the
+decision-tree explainer's ``fit`` is timed separately (``fit_seconds``).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import LOCAL_EXPLAINERS
+
+
+def bench_attribution(model: Any, texts: Sequence[str], explainers: Sequence[str] | None = None,
+                      fit_texts: Sequence[str] | None = None,
+                      options: dict[str, dict[str, Any]] | None = None) -> pd.DataFrame:
+    """Time every explainer on ``texts``.
+
+    ``explainers``: registry names (default: all); ``fit_texts``: texts the decision trees are
+    extracted from (default: ``texts``); ``options``: per-explainer constructor keywords, e.g.
+    ``{"lime": {"num_samples": 500}}``.  Explainers that do not apply to ``model`` get a row with
+    ``status = "skipped: <reason>"``.
+    """
+    texts = list(texts)
+    if not texts:
+        raise ValueError("bench_attribution needs at least one text")
+    names = list(explainers) if explainers is not None else list(LOCAL_EXPLAINERS)
+    unknown = [n for n in names if n not in LOCAL_EXPLAINERS]
+    if unknown:
+        raise KeyError(f"unknown explainers {unknown}; known: {sorted(LOCAL_EXPLAINERS)}")
+    options = options or {}
+    targets = np.asarray(model.predict(texts))
+    counter = {"calls": 0, "rows": 0}
+    head = getattr(model, "head", None) if hasattr(model, "module") else None
+
+    def hook(_mod, inputs, _out):
+        counter["calls"] += 1
+        counter["rows"] += int(inputs[0].shape[0])
+
+    handle = head.register_forward_hook(hook) if head is not None else None
+    rows = []
+    try:
+        for name in names:
+            cls = LOCAL_EXPLAINERS[name]
+            row: dict[str, Any] = {"explainer": name, "paper_name": cls.paper_name, "granularity": cls.granularity,
+                                   "n_texts": len(texts)}
+            explainer = cls(**options.get(name, {}))
+            t0 = time.perf_counter()
+            try:
+                explainer.fit(model, list(fit_texts) if fit_texts is not None else texts)
+            except TypeError as e:
+                rows.append({**row, "status": f"skipped: {e}"})
+                continue
+            row["fit_seconds"] = time.perf_counter() - t0
+            counter["calls"] = counter["rows"] = 0
+            n0 = model.n_forward
+            t0 = time.perf_counter()
+            explainer.explain(texts, targets)
+            sec = time.perf_counter() - t0
+            n = len(texts)
+            row.update({
+                "status": "ok",
+                "seconds_per_explanation": sec / n,
+                "forward_calls_per_explanation": counter["calls"] / n if handle else np.nan,
+                "forward_rows_per_explanation": (counter["rows"] if handle else model.n_forward - n0) / n,
+            })
+            rows.append(row)
+    finally:
+        if handle is not None:
+            handle.remove()
+    return pd.DataFrame(rows)

@@ -1,0 +1,416 @@
+"""Concept explainers on a toy world where the right answers are known.
+
+The toy model is a bag-of-words TorchTextClassifier: phi(x) has one dimension per aspect word
+(food +/-, service +/-, ambiance +/-, noise +/-) and the head reads only the food dimensions, so the
+model's output depends on the food label alone.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from xaibench.cache import OutputCache
+from xaibench.evaluation import cebab as cb
+from xaibench.explainers.base import ConceptExplainer
+from xaibench.explainers.concept import (CONCEPT_EXPLAINERS, ApproxExplainer, CausaLMExplainer, CONEXPExplainer,
+                                         ConceptSHAPExplainer, INLPExplainer, RandomExplainer, SLearnerExplainer,
+                                         TCAVExplainer, inlp_projection, make_concept_explainer, shapley_values)
+from xaibench.explainers.concept.causalm import cramers_v, most_correlated_aspect
+from xaibench.explainers.concept.conceptshap import completeness_score, powerset
+from xaibench.models.base import TorchTextClassifier
+
+ASPECTS = cb.ASPECTS
+WORDS = {  # aspect -> (Positive word, Negative word)
+    "food": ("delicious", "awful"), "service": ("friendly", "rude"),
+    "ambiance": ("cozy", "dingy"), "noise": ("quiet", "loud"),
+}
+VOCAB = ["<pad>", "<unk>"] + [w for a in ASPECTS for w in WORDS[a]]
+
+
+# ----------------------------------------------------------------------------------------------
+# toy model
+# ----------------------------------------------------------------------------------------------
+class BowModule(torch.nn.Module):
+    def __init__(self, food_weights=(2.0, -1.0), bias: float = 0.25):
+        super().__init__()
+        d = len(VOCAB) - 2
+        self.emb = torch.nn.Embedding(len(VOCAB), d, padding_idx=0)
+        with torch.no_grad():
+            self.emb.weight.zero_()
+            self.emb.weight[2:] = torch.eye(d)
+        self.head = torch.nn.Linear(d, 2)
+        with torch.no_grad():  # z = 2 * food_pos - 1 * food_neg + 0.25; logits = (-z, z)
+            self.head.weight.zero_()
+            self.head.weight[1, 0], self.head.weight[1, 1] = food_weights
+            self.head.weight[0] = -self.head.weight[1]
+            self.head.bias[:] = torch.tensor([-bias, bias])
+
+    def features(self, ids, mask):
+        return (self.emb(ids) * mask.unsqueeze(-1)).sum(1)
+
+    def forward(self, ids, mask):
+        return self.head(self.features(ids, mask))
+
+
+class ToyModel(TorchTextClassifier):
+    kind = "toy_bow"
+
+    def __init__(self, n_classes: int = 2, seed: int = 42, cache=None, **kw):
+        super().__init__(n_classes=n_classes, seed=seed, cache=cache)
+        self.module = BowModule(**kw)
+        self.index = {w: i for i, w in enumerate(VOCAB)}
+
+    def encode(self, texts):
+        toks = [[self.index.get(w, 1) for w in t.lower().split()] or [1] for t in texts]
+        L = max(len(t) for t in toks)
+        ids = torch.zeros(len(toks), L, dtype=torch.long)
+        mask = torch.zeros(len(toks), L)
+        for i, t in enumerate(toks):
+            ids[i, :len(t)] = torch.tensor(t)
+            mask[i, :len(t)] = 1
+        return ids, mask
+
+    def tokens(self, text):
+        return text.lower().split()
+
+    @property
+    def embedding_layer(self):
+        return self.module.emb
+
+    def config(self):
+        return {"toy": 1}
+
+    def _fit(self, *a, **k):  # pragma: no cover - not trained in tests
+        return {}
+
+    def _save_weights(self, folder: Path):  # pragma: no cover
+        pass
+
+    def _load_weights(self, folder: Path):  # pragma: no cover
+        pass
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Tiny tensors: one intra-op thread avoids contention overhead on the shared CPU."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture
+def model(tmp_path):
+    return ToyModel(cache=OutputCache(tmp_path / "cache.sqlite"))
+
+
+# ----------------------------------------------------------------------------------------------
+# toy CEBaB world
+# ----------------------------------------------------------------------------------------------
+def render(values: dict[str, str], uid: str) -> str:
+    words = ["we", "visited", uid]
+    for a in ASPECTS:
+        v = values[a]
+        if v == "Positive":
+            words.append(WORDS[a][0])
+        elif v == "Negative":
+            words.append(WORDS[a][1])
+    return " ".join(words)
+
+
+FOOD_STARS = {"Positive": 4, "Negative": 0, "unknown": 2}
+
+
+def world(copies: int = 1) -> pd.DataFrame:
+    """Full factorial train frame (81 * copies rows): text, label (from food), *_majority."""
+    rows = []
+    for k, combo in enumerate(itertools.product(cb.CONCEPT_VALUES, repeat=4)):
+        for c in range(copies):
+            vals = dict(zip(ASPECTS, combo))
+            uid = f"tr{k}x{c}"
+            rows.append({"id": uid, "original_id": uid, "is_original": c == 0, "text": render(vals, uid),
+                         "label": FOOD_STARS[vals["food"]], **{f"{a}_majority": vals[a] for a in ASPECTS}})
+    return pd.DataFrame(rows)
+
+
+def pairs(n: int = 24, seed: int = 0) -> pd.DataFrame:
+    """Edit pairs: random base label vectors, one aspect changed."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        base = {a: cb.CONCEPT_VALUES[rng.integers(3)] for a in ASPECTS}
+        aspect = ASPECTS[i % 4]
+        cf_value = [v for v in cb.CONCEPT_VALUES if v != base[aspect]][rng.integers(2)]
+        cf = {**base, aspect: cf_value}
+        uid = f"te{i}"
+        rows.append({"split": "test", "original_id": uid, "aspect": aspect, "pair_kind": "original_edit",
+                     "base_id": uid + "b", "cf_id": uid + "c", "base_text": render(base, uid),
+                     "cf_text": render(cf, uid), "base_value": base[aspect], "cf_value": cf_value,
+                     "direction": cb.direction_name(base[aspect], cf_value), "pair_type": "x",
+                     "base_label": FOOD_STARS[base["food"]], "cf_label": FOOD_STARS[cf["food"]],
+                     **{f"base_{a}_majority": base[a] for a in ASPECTS}})
+    return pd.DataFrame(rows)
+
+
+class WordAspectPredictor:
+    """Reads aspect labels off the words (a perfect ABSA model for the toy world)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def predict_aspects(self, texts):
+        self.calls += len(texts)
+        out = {a: [] for a in ASPECTS}
+        for t in texts:
+            w = set(t.split())
+            for a in ASPECTS:
+                pos, neg = WORDS[a]
+                out[a].append("Positive" if pos in w else "Negative" if neg in w else "unknown")
+        return pd.DataFrame(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# tests
+# ----------------------------------------------------------------------------------------------
+def test_registry():
+    assert set(CONCEPT_EXPLAINERS) == {"random", "approx", "conexp", "s-learner", "tcav", "conceptshap",
+                                       "causalm", "inlp"}
+    assert all(issubclass(c, ConceptExplainer) for c in CONCEPT_EXPLAINERS.values())
+    e = make_concept_explainer("tcav", seed=1, aspect_predictor=object())
+    assert isinstance(e, TCAVExplainer) and e.seed == 1
+    with pytest.raises(KeyError, match="unknown concept explainer"):
+        make_concept_explainer("lime")
+
+
+def test_unfitted_and_leaky_queries(model):
+    q = cb.make_queries(pairs(4))
+    with pytest.raises(RuntimeError, match="not fitted"):
+        RandomExplainer().explain(q)
+    e = RandomExplainer().fit(model)
+    with pytest.raises(ValueError, match="counterfactual-side"):
+        e.explain(pairs(4))  # full pairs still carry cf_text
+    with pytest.raises(ValueError, match="unknown aspect"):
+        e.explain(q.assign(aspect="price"))
+
+
+def test_random_deterministic_and_valid(model):
+    q = cb.make_queries(pairs(12))
+    e1 = RandomExplainer(seed=3).fit(model)
+    a = e1.explain(q)
+    np.testing.assert_array_equal(a, RandomExplainer(seed=3).fit(model).explain(q))
+    np.testing.assert_array_equal(a[:5], e1.explain(q.iloc[:5]))  # batch independent
+    assert not np.allclose(a, RandomExplainer(seed=4).fit(model).explain(q))
+    np.testing.assert_allclose(a.sum(1), 0.0, atol=1e-12)  # difference of two distributions
+    assert a.shape == (12, 2) and np.abs(a).max() <= 1.0
+
+
+def test_conexp_matches_construction(model):
+    p = pairs(24)
+    e = CONEXPExplainer().fit(model, world())
+    per = cb.evaluate_explainer(model, e, p)
+    est, truth = np.stack(per["estimate"]), np.stack(per["icace"])
+    food = (p["aspect"] == "food").to_numpy()
+    # the model depends only on food and the world is balanced: CONEXP is exact everywhere
+    np.testing.assert_allclose(est[food], truth[food], atol=1e-6)
+    np.testing.assert_allclose(est[~food], 0.0, atol=1e-6)
+    np.testing.assert_allclose(truth[~food], 0.0, atol=1e-6)
+    assert per["l2"].max() < 1e-5
+
+
+def test_slearner_recovers_food_only_effect(model):
+    p = pairs(48)
+    pred = WordAspectPredictor()
+    e = SLearnerExplainer(aspect_predictor=pred).fit(model, world())
+    per = cb.evaluate_explainer(model, e, p)
+    est, truth = np.stack(per["estimate"]), np.stack(per["icace"])
+    food = (p["aspect"] == "food").to_numpy()
+    assert pred.calls == len(p)
+    # E is fitted to the model's predicted class: where the class flips (food Negative <-> other) the
+    # estimate follows the true effect; food Positive <-> unknown keep class 1 and S-Learner sees ~no effect
+    flips = cb.class_score(model.predict_proba(p.base_text.tolist())) != \
+        cb.class_score(model.predict_proba(p.cf_text.tolist()))
+    assert flips.sum() >= 3 and np.all(flips <= food)
+    assert np.all(np.sign(est[flips, 1]) == np.sign(truth[flips, 1]))
+    assert np.all(np.abs(est[flips, 1]) > 0.5)
+    assert np.abs(est[~flips]).max() < 0.05
+    # the observed-label fallback gives the same estimates here (labels are exact)
+    e2 = SLearnerExplainer().fit(model, world())
+    np.testing.assert_allclose(e2.explain(cb.make_queries(p)), est, atol=1e-9)
+
+
+def test_approx_is_exact_when_labels_match(model):
+    p = pairs(24)
+    for predictor in (None, WordAspectPredictor()):
+        e = ApproxExplainer(aspect_predictor=predictor, seed=1).fit(model, world(copies=2))
+        per = cb.evaluate_explainer(model, e, p)
+        np.testing.assert_allclose(np.stack(per["estimate"]), np.stack(per["icace"]), atol=1e-6)
+        assert (e.match_info_["level"] == "full").all() and (e.match_info_["n_candidates"] == 2).all()
+
+
+def test_approx_fallbacks(model):
+    w = world()
+    # remove every training review with food=Positive & service=Positive: such targets match partially
+    w = w[~((w.food_majority == "Positive") & (w.service_majority == "Positive"))]
+    p = pairs(40)
+    e = ApproxExplainer(seed=0).fit(model, w)
+    est = e.explain(cb.make_queries(p))
+    targets = p.apply(lambda r: {**{a: r[f"base_{a}_majority"] for a in ASPECTS}, r.aspect: r.cf_value}, axis=1)
+    partial = np.array([t["food"] == "Positive" and t["service"] == "Positive" for t in targets])
+    assert partial.any()
+    np.testing.assert_array_equal(e.match_info_["level"] == "partial", partial)
+    # the sampled review always has C = c' and agrees with the target on as many other aspects as possible
+    w = w.reset_index(drop=True)
+    for i, (t, j) in enumerate(zip(targets, e.match_info_["pool_index"])):
+        row = w.iloc[j]
+        assert row[f"{p.aspect.iloc[i]}_majority"] == p.cf_value.iloc[i]
+        assert sum(row[f"{a}_majority"] == t[a] for a in ASPECTS) == (3 if partial[i] else 4)
+    food = (p["aspect"] == "food").to_numpy()  # food is always matched for food queries -> exact
+    np.testing.assert_allclose(est[food], cb.true_icace(model, p)[food], atol=1e-6)
+    # no review with the target value at all -> zero estimate
+    e2 = ApproxExplainer().fit(model, world()[lambda d: d.food_majority != "Positive"])
+    q = cb.make_queries(p[(p.aspect == "food") & (p.cf_value == "Positive")])
+    np.testing.assert_array_equal(e2.explain(q), 0.0)
+    assert (e2.match_info_["level"] == "none").all()
+
+
+def test_tcav_sign_and_cav(model):
+    e = TCAVExplainer(seed=0).fit(model, world())
+    assert e.cav_accuracy_["food"] == 1.0
+    # the food CAV points towards "food expressed": positive weight on both food dimensions
+    assert e.cavs_["food"][0] > 0 and e.cavs_["food"][1] > 0
+    est = e.explain(cb.make_queries(pairs(24)))
+    q = pairs(24)
+    food = (q["aspect"] == "food").to_numpy()
+    # logit_1 = 2 food_pos - food_neg: moving towards "food expressed" raises class 1, lowers class 0
+    assert np.all(est[food, 1] > 0) and np.all(est[food, 0] < 0)
+    # exact value: grad of logit_1 is (2, -1, 0, ...) and grad of logit_0 its negative
+    v = np.stack([e.cavs_[a] for a in q["aspect"]])
+    np.testing.assert_allclose(est[:, 1], np.tanh(2.0 * v[:, 0] - v[:, 1]), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(est[:, 0], -est[:, 1], atol=1e-7)
+    # other aspects' CAVs are (nearly) orthogonal to the food dimensions the head reads
+    assert np.abs(est[~food]).max() < 0.5 * np.abs(est[food]).min()
+
+
+def test_shapley_values_known():
+    players = ["a", "b", "c"]
+    add = {s: sum({"a": 1.0, "b": 2.0, "c": 4.0}[p] for p in s) for s in powerset(players)}
+    sv = shapley_values(add, players)
+    assert sv["a"] == pytest.approx(1.0) and sv["b"] == pytest.approx(2.0) and sv["c"] == pytest.approx(4.0)
+    inter = {s: float({"a", "b"} <= s) for s in powerset(players)}  # pure a*b interaction
+    sv = shapley_values(inter, players)
+    assert sv["a"] == pytest.approx(0.5) and sv["b"] == pytest.approx(0.5) and sv["c"] == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="lacks"):
+        shapley_values({frozenset(): 0.0}, players)
+    assert completeness_score([0, 1, 1, 0], [0, 1, 1, 0], [0, 1, 0, 0], 2) == pytest.approx((0.75 - 0.5) / 0.5)
+
+
+def test_conceptshap_efficiency_and_completeness(model):
+    e = ConceptSHAPExplainer(seed=0, hidden=16, epochs=40, batch_size=32).fit(model, world())
+    p = pairs(8)
+    q = cb.make_queries(p)
+    # efficiency: the four aspects' Shapley vectors sum to eta(all) - eta({})
+    phi = model.embed(q["text"].tolist())
+    total = sum(e.explain(q.assign(aspect=a)) for a in ASPECTS)
+    np.testing.assert_allclose(total, e._eta(phi, frozenset(ASPECTS)) - e._eta(phi, frozenset()), atol=1e-6)
+    # the food concept alone determines the (binary) label -> high completeness, food has the largest share
+    assert e.completeness_ > 0.9
+    shares = {a: np.abs(e.explain(q.assign(aspect=a))).mean() for a in ASPECTS}
+    assert max(shares, key=shares.get) == "food"
+    w = world()
+    labels = cb.task_label(w["label"].to_numpy(), 2)
+    keep = labels >= 0
+    assert e.completeness(w.text[keep].tolist(), labels[keep]) == pytest.approx(e.completeness_)
+
+
+def test_inlp_projection_probe_falls_to_chance():
+    rng = np.random.default_rng(0)
+    n, d = 900, 12
+    y = rng.integers(0, 3, size=n)
+    X = rng.normal(size=(n, d))
+    X[:, 0] += 3.0 * (y == 0)
+    X[:, 1] += 3.0 * (y == 2)
+    X[:, 2] += 1.5 * (y == 1)
+    res = inlp_projection(X[:600], y[:600], n_iter=6, seed=0, X_dev=X[600:], y_dev=y[600:])
+    assert res.dev_accuracy[0] > 0.85
+    assert res.final_dev_accuracy < res.chance + 0.1
+    assert res.dev_accuracy[-1] < res.dev_accuracy[0]
+    np.testing.assert_allclose(res.P @ res.P, res.P, atol=1e-8)  # a projection
+    np.testing.assert_allclose(res.P, res.P.T, atol=1e-10)
+    assert 0 < res.rank_removed <= 3 * 6
+
+
+def test_inlp_explainer_smoke(model):
+    e = INLPExplainer(seed=0, n_iter=3, epochs=1).fit(model, world(copies=2))
+    acc = e.probe_accuracy_
+    assert set(acc["aspect"]) == set(ASPECTS) and len(acc) == 4 * 4
+    assert (acc.groupby("aspect")["train_accuracy"].first() > 0.9).all()  # the labels are linear in phi
+    p = pairs(12)
+    est = e.explain(cb.make_queries(p))
+    assert est.shape == (12, 2) and np.isfinite(est).all()
+    np.testing.assert_allclose(est.sum(1), 0.0, atol=1e-6)
+    # the retrained head starts from the model's head and barely moves in one small-lr epoch, so removing
+    # the food directions changes predictions most for food queries
+    food = (p["aspect"] == "food").to_numpy()
+    assert np.abs(est[food]).mean() > np.abs(est[~food]).mean()
+
+
+def test_control_concept_selection():
+    w = world()
+    w["noise_majority"] = w["food_majority"]  # make noise a perfect copy of food
+    assert most_correlated_aspect(w, "food") == "noise"
+    assert cramers_v(["a", "b", "a", "b"], ["x", "y", "x", "y"]) == pytest.approx(1.0)
+    assert cramers_v(["a", "a", "b", "b"], ["x", "y", "x", "y"]) == pytest.approx(0.0)
+
+
+def test_causalm_smoke(model):
+    e = CausaLMExplainer(seed=0, epochs=1, head_epochs=2, batch_size=32, aspects=("food", "service"),
+                         control={"service": "noise"})
+    e.fit(model, world())
+    assert e.control_["service"] == "noise" and e.control_["food"] in ASPECTS
+    p = pairs(12)
+    p = p[p["aspect"].isin(["food", "service"])]
+    est = e.explain(cb.make_queries(p))
+    assert est.shape == (len(p), 2) and np.isfinite(est).all()
+    np.testing.assert_allclose(est.sum(1), 0.0, atol=1e-6)
+    assert len(e.history_["food"]["adversarial"]) == 1
+    # the explained model itself is untouched
+    assert float(model.module.head.weight[1, 0]) == 2.0
+    with pytest.raises(ValueError, match="fitted for aspects"):
+        e.explain(cb.make_queries(pairs(4)).assign(aspect="noise"))
+
+
+@pytest.mark.slow
+def test_causalm_removes_concept(model):
+    """With a strong adversary the counterfactual encoder forgets food (probe accuracy drops)."""
+    from sklearn.linear_model import LogisticRegression
+
+    w = world(copies=3)
+    e = CausaLMExplainer(seed=0, lam=1.0, lr=5e-2, epochs=30, head_epochs=5, aspects=("food",),
+                         control={"food": "service"}).fit(model, w)
+    y = w["food_majority"].to_numpy()
+    phi = model.embed(w.text.tolist())
+    phi_cf = e.cf_features("food", w.text.tolist())
+    acc = LogisticRegression(max_iter=2000).fit(phi, y).score(phi, y)
+    acc_cf = LogisticRegression(max_iter=2000).fit(phi_cf, y).score(phi_cf, y)
+    assert acc == 1.0 and acc_cf < 0.8
+
+
+def test_every_text_runs_through_the_model_once(model):
+    """All explainers share the model's cached predict_proba / embed: a second evaluation costs nothing."""
+    w, p = world(), pairs(16)
+    explainers = [RandomExplainer(), ApproxExplainer(), CONEXPExplainer(), SLearnerExplainer(),
+                  TCAVExplainer(), ConceptSHAPExplainer(hidden=8, epochs=1),
+                  INLPExplainer(n_iter=2, epochs=1), CausaLMExplainer(epochs=1, head_epochs=1, aspects=ASPECTS)]
+    for e in explainers:
+        cb.evaluate_explainer(model, e.fit(model, w), p)
+    distinct = len(set(w.text) | set(p.base_text) | set(p.cf_text))
+    assert model.n_forward <= 2 * distinct  # at most one proba + one embed pass per text
+    before = model.n_forward
+    for e in explainers:
+        cb.evaluate_explainer(model, e, p)
+    assert model.n_forward == before

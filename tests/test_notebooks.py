@@ -1,0 +1,32 @@
+"""Papermill smoke run of every notebook in the quick profile (outputs go to reports/quick)."""
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def test_sources_are_stored_without_outputs():
+    import nbformat
+
+    assert NOTEBOOKS, "no notebooks found"
+    for nb_path in NOTEBOOKS:
+        nb = nbformat.read(nb_path, as_version=4)
+        tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1, f"{nb_path.name}: needs exactly one cell tagged 'parameters'"
+        assert "profile" in tagged[0].source, f"{nb_path.name}: the parameters cell must define `profile`"
+        for c in nb.cells:
+            if c.cell_type == "code":
+                assert not c.get("outputs"), f"{nb_path.name}: source notebooks are stored without outputs"
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_in_quick_profile(nb_path, tmp_path, monkeypatch):
+    import papermill as pm
+
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    out = tmp_path / nb_path.name
+    pm.execute_notebook(str(nb_path), str(out), parameters={"profile": "quick", "seeds": "42"},
+                        cwd=str(ROOT / "notebooks"), kernel_name="python3", progress_bar=False)
+    assert out.exists()
