@@ -112,7 +112,7 @@ def test_integrated_gradients_completeness_cnn(cnn):
     with torch.no_grad():
         fx, fb = cnn.module(ids, mask).numpy(), cnn.module(base, mask).numpy()
     for i, a in enumerate(attrs):
-        diff = fx[i, a.target] - fb[i, a.target]
+        diff = float(fx[i, a.target] - fb[i, a.target])
         assert a.scores.sum() == pytest.approx(diff, abs=0.02 * abs(diff) + 1e-3)
 
 
@@ -127,7 +127,7 @@ def test_integrated_gradients_completeness_transformer(tiny_transformer):
     with torch.no_grad():
         fx, fb = m.module(ids, mask).numpy(), m.module(base, mask).numpy()
     for i, a in enumerate(attrs):
-        diff = fx[i, a.target] - fb[i, a.target]
+        diff = float(fx[i, a.target] - fb[i, a.target])
         assert a.scores.sum() == pytest.approx(diff, abs=0.05 * abs(diff) + 1e-4)
         # word-level methods report the model's tokens without [CLS]/[SEP]
         assert a.tokens == m.tokens(texts[i])[1:-1]

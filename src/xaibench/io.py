@@ -25,6 +25,8 @@ def atomic_path(dest: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.is_file():  # mkstemp creates 0600; give the file the usual umask-based mode
+            os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, dest)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -59,6 +61,12 @@ def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_bytes(dest: str | os.PathLike, data: bytes) -> Path:

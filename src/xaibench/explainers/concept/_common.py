@@ -241,6 +241,9 @@ def train_on_features(module, features: np.ndarray, labels: np.ndarray, *, lr: f
 
     from ...models.training import TrainConfig, train_loop
 
+    if epochs <= 0 or len(features) == 0:
+        module.eval()
+        return {"epochs": [], "skipped": True}
     device = module_device(module)
     dtype = module_dtype(module)
     X = torch.as_tensor(np.asarray(features), dtype=dtype, device=device)
