@@ -319,7 +319,8 @@ def test_dataset_stats_table_schema(mini):
         assert col in t.columns
     assert set(t["table"]) == {"Table 3a", "Table 3b", "Table 3c", "Table 3d", "Table 7",
                                "Table 5a", "Table 5b", "Table 5c"}
-    row = t[(t["table"] == "Table 3a") & (t["aspect"] == "food") & (t["label"] == "positive") & (t["metric"] == "count")]
+    row = t[(t["table"] == "Table 3a") & (t["aspect"] == "food") & (t["label"] == "positive")
+            & (t["metric"] == "count")]
     assert row["ours"].item() == 6 and row["paper"].item() == 5726
     c3 = t[(t["table"] == "Table 3c") & (t["aspect"] == "food") & (t["direction"] == "pos-unk")]
     assert c3["ours"].item() == 2 and c3["paper"].item() == 1291  # unordered pairs A1-A2, A3-A2

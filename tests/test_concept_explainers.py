@@ -378,6 +378,7 @@ def test_control_concept_selection():
 def test_causalm_smoke(model):
     e = CausaLMExplainer(seed=0, epochs=1, head_epochs=2, batch_size=32, aspects=("food", "service"),
                          control={"service": "noise"})
+    before = {k: v.clone() for k, v in model.module.state_dict().items()}
     e.fit(model, world())
     assert e.control_["service"] == "noise" and e.control_["food"] in ASPECTS
     p = pairs(12)
@@ -387,25 +388,10 @@ def test_causalm_smoke(model):
     np.testing.assert_allclose(est.sum(1), 0.0, atol=1e-6)
     assert len(e.history_["food"]["adversarial"]) == 1
     # the explained model itself is untouched
-    assert float(model.module.head.weight[1, 0]) == 2.0
+    assert all(torch.equal(before[k], v) for k, v in model.module.state_dict().items())
+    assert all(p.requires_grad for p in model.module.parameters())
     with pytest.raises(ValueError, match="fitted for aspects"):
         e.explain(cb.make_queries(pairs(4)).assign(aspect="noise"))
-
-
-@pytest.mark.slow
-def test_causalm_removes_concept(model):
-    """With a strong adversary the counterfactual encoder forgets food (probe accuracy drops)."""
-    from sklearn.linear_model import LogisticRegression
-
-    w = world(copies=3)
-    e = CausaLMExplainer(seed=0, lam=1.0, lr=5e-2, epochs=30, head_epochs=5, aspects=("food",),
-                         control={"food": "service"}).fit(model, w)
-    y = w["food_majority"].to_numpy()
-    phi = model.embed(w.text.tolist())
-    phi_cf = e.cf_features("food", w.text.tolist())
-    acc = LogisticRegression(max_iter=2000).fit(phi, y).score(phi, y)
-    acc_cf = LogisticRegression(max_iter=2000).fit(phi_cf, y).score(phi_cf, y)
-    assert acc == 1.0 and acc_cf < 0.8
 
 
 def test_every_text_runs_through_the_model_once(model):

@@ -55,6 +55,11 @@ def models_dir() -> Path:
     return _profiled(data_dir() / "models")
 
 
+def results_dir() -> Path:
+    """Per-item results of the protocols (parquet), reusable by other protocols."""
+    return _profiled(data_dir() / "results")
+
+
 def cache_dir() -> Path:
     return data_dir() / "cache"
 

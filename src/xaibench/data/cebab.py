@@ -27,7 +27,6 @@ majority'``.  "Combined" statistics use ``train_inclusive + dev + test`` (every 
 """
 from __future__ import annotations
 
-import functools
 import json
 import os
 from pathlib import Path
@@ -610,7 +609,8 @@ def edit_distances(df: pd.DataFrame | None = None, splits: Iterable[str] = COMBI
     from ..utils import progress
 
     part = _combined(df, splits)
-    orig = part[part["is_original"]].drop_duplicates(["split", "original_id"]).set_index(["split", "original_id"])["text"]
+    orig = (part[part["is_original"]].drop_duplicates(["split", "original_id"])
+            .set_index(["split", "original_id"])["text"])
     edits = part[~part["is_original"]]
     rows = []
     for rec in progress(edits.itertuples(index=False), total=len(edits), desc="edit distances"):
@@ -643,7 +643,7 @@ def dataset_stats_table(df: pd.DataFrame | None = None) -> pd.DataFrame:
 
     Tidy columns ``table, aspect, direction, group, label, metric, ours, ours_std, paper, n``
     (keys empty where they do not apply; ``ours_std`` is NaN -- these are counts or single
-    means; ``n`` is the number of pairs behind an ATE).  Conventions: all statistics over
+    means; ``n`` is the number of pairs behind an ATE, ``''`` on other rows).  Conventions: all statistics over
     ``COMBINED_SPLITS``; Table 3c ``ours`` is the number of *unordered* edit pairs (each pair
     counted once); ATE rows are the paper's three printed directions.
     """
@@ -692,7 +692,8 @@ def dataset_stats_table(df: pd.DataFrame | None = None) -> pd.DataFrame:
     out["paper"] = pd.to_numeric(out["paper"], errors="coerce")
     if "n" not in out.columns:  # pragma: no cover
         out["n"] = np.nan
-    out["n"] = out["n"].astype("Int64")
+    # object column: an int where an ATE has a pair count, '' elsewhere (renders cleanly in Markdown)
+    out["n"] = [int(v) if pd.notna(v) else "" for v in out["n"]]
     for k in _TABLE_KEYS:
         out[k] = out[k].fillna("").astype(str)
     return out[_TABLE_KEYS + ["ours", "ours_std", "paper", "n"]]

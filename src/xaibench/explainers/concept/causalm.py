@@ -129,11 +129,11 @@ class CausaLMExplainer(FittedConceptExplainer):
                 if (c >= 0).any():
                     l_cc = ce(cc_head(h), c)
                     loss = loss + l_cc
-                    tot["control"] += float(l_cc) * len(idx)
+                    tot["control"] += float(l_cc.detach()) * len(idx)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                tot["adversary"] += float(l_adv) * len(idx)
+                tot["adversary"] += float(l_adv.detach()) * len(idx)
                 tot["adversary_acc"] += float((adv_logits.argmax(1) == t).float().sum())
                 tot["n"] += len(idx)
             n = max(1, tot.pop("n"))

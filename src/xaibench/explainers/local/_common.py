@@ -55,8 +55,11 @@ class BaseLocalExplainer(LocalExplainer):
         n_classes = getattr(self.model, "n_classes", None)
         if n_classes is not None and ((targets < 0).any() or (targets >= n_classes).any()):
             raise ValueError(f"targets must lie in [0, {n_classes - 1}]; got {sorted(set(targets.tolist()))}")
+        from ...utils import progress
+
         out: list[Attribution] = []
-        for i in range(0, len(texts), self.batch_size):
+        starts = range(0, len(texts), self.batch_size)
+        for i in progress(starts, desc=self.name, total=len(starts), leave=False):
             out.extend(self._explain_batch(texts[i : i + self.batch_size], [int(t) for t in targets[i : i + self.batch_size]]))
         return out
 
@@ -129,12 +132,6 @@ def text_seed(seed: int, text: str) -> int:
     """A per-text seed, so a text's random explanation does not depend on its batch."""
     h = hashlib.sha1(f"{seed}:{text}".encode("utf-8")).digest()
     return int.from_bytes(h[:4], "little")
-
-
-def forward_logits(model: Any, ids, mask):
-    """Logits of a TorchTextClassifier for already-encoded inputs (counts ``n_forward``)."""
-    model.n_forward += int(ids.shape[0])
-    return model.logits_from_ids(ids, mask)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,10 @@ returns one row per explainer.  Forward passes are counted two ways:
   (torch models only; every forward path of our models ends in the head);
 * ``forward_rows`` -- examples that went through the network (batch rows; IG's 50 interpolation
   steps count 50 rows per text), from the same hook, or from ``model.n_forward`` for non-torch
-  models.
+  models;
+* ``n_forward`` -- the model's own ``n_forward`` counter (texts run through the network, as the
+  explainers report it; also covers passes that stop before the head, e.g. the decision trees'
+  conv feature maps).
 
 The targets (predicted classes) are computed once beforehand and are not part of the cost; the
 decision-tree explainer's ``fit`` is timed separately (``fit_seconds``).
@@ -75,6 +78,7 @@ def bench_attribution(model: Any, texts: Sequence[str], explainers: Sequence[str
                 "seconds_per_explanation": sec / n,
                 "forward_calls_per_explanation": counter["calls"] / n if handle else np.nan,
                 "forward_rows_per_explanation": (counter["rows"] if handle else model.n_forward - n0) / n,
+                "n_forward_per_explanation": (model.n_forward - n0) / n,
             })
             rows.append(row)
     finally:

@@ -70,7 +70,8 @@ class IntegratedGradients(_LayerGradientExplainer):
 
         ig = LayerIntegratedGradients(self._forward, self.model.embedding_layer)
         ibs = self.internal_batch_size or self.n_steps * ids.shape[0]
-        self.model.n_forward += self.n_steps * ids.shape[0] + 2 * ids.shape[0]
+        # steps + (inputs, baselines) for the layer values + (inputs, baselines) for the delta
+        self.model.n_forward += (self.n_steps + 4) * ids.shape[0]
         attr, delta = ig.attribute(ids, baselines=self.baseline_ids(ids, keep), target=list(targets),
                                    additional_forward_args=(mask,), n_steps=self.n_steps,
                                    internal_batch_size=ibs, return_convergence_delta=True)

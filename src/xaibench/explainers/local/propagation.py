@@ -71,7 +71,7 @@ class _PropagationExplainer(BaseLocalExplainer):
         with torch.no_grad():
             emb = model.module.embedding(ids).detach()
         emb.requires_grad_(True)
-        model.n_forward += len(texts)
+        model.n_forward += 2 * len(texts)  # LRP: two passes; DeepLIFT: inputs + baselines
         with warnings.catch_warnings():  # captum announces its (temporary) hooks on every call
             warnings.filterwarnings("ignore", message=".*hooks.*", category=UserWarning)
             rel = self._relevance(emb, mask, targets).sum(-1).detach().cpu().numpy()
