@@ -7,8 +7,8 @@ SHELL := /bin/bash
 PROFILE ?= full
 #: MODEL -- model for single-model notebooks (minilm, lstm, or a hub checkpoint)
 MODEL ?= minilm
-#: MODELS -- models swept by `make models` / `make cebab`
-MODELS ?= minilm lstm
+#: MODELS -- models swept by `make models` / `make cebab` (defaults to MODEL when MODEL is given)
+MODELS ?= $(if $(filter command line,$(origin MODEL)),$(MODEL),minilm lstm)
 #: SEEDS -- seeds for exclusive-split models (CEBaB paper seeds)
 SEEDS ?= 42 43 44 45 46
 #: INCLUSIVE_SEEDS -- seeds for inclusive-split and ABSA models (budget)
@@ -74,8 +74,18 @@ models: $(TRAIN_REPORTS) ## notebook 02: train all CEBaB classifiers (MODELS x T
 $(REPORTS)/03_classifier_performance.ipynb: $(TRAIN_REPORTS)
 foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 (Table 8 in figures/tables)
 
+# CEBaB concept explainers (notebooks 10, 20)
+$(REPORTS)/10_concept_explainers.ipynb: $(TRAIN_REPORTS)
+$(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS)
+$(REPORTS)/20_cebab_evaluation.ipynb: NB_PARAMS = -p models "$(MODELS)" -p tasks "$(TASKS)"
+.PHONY: cebab human
+cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipynb ## CEBaB paper: concept explainers, Tables 4 and 10, Figures 2, 10-12
+
+# Human-grounded evaluation (notebooks 11, 21)
+human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
+
 .PHONY: all quick
-all: foundation ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human ## set up the environment, fetch data, run every notebook (PROFILE=full)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
 
