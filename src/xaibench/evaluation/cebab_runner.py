@@ -45,7 +45,7 @@ def fit_data(profile: Profile, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     train = rows[rows["split"] == "train_exclusive"].reset_index(drop=True)
     pairs = edit_pairs("test")
     if profile.max_train:
-        train = train.sample(n=min(profile.max_train * 4, len(train)), random_state=seed).reset_index(drop=True)
+        train = train.sample(n=min(profile.max_train, len(train)), random_state=seed).reset_index(drop=True)
     if profile.max_eval:
         pairs = pairs.sample(n=min(profile.max_eval, len(pairs)), random_state=seed).reset_index(drop=True)
     return train, pairs

@@ -154,7 +154,10 @@ class Question:
         for k, v in d.items():
             if isinstance(v, tuple):
                 v = list(v)
-            if v in (None, [], {}) and k not in ("question_id", "key"):
+            # empty lists are kept where the task requires the field (an explanation may have
+            # no counter-evidence, or one task-1 model no evidence): the loader needs the key
+            if v in (None, [], {}) and k not in ("question_id", "key") and not (
+                    v == [] and k in _REQUIRED_BY_TASK.get(self.task, ())):
                 continue
             out[k] = v
         return out

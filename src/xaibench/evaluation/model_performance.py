@@ -1,7 +1,6 @@
 """CEBaB Table 8: classifier macro-F1, ours beside the paper."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..tables import aggregate_seeds, paper_values

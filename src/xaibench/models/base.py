@@ -217,3 +217,46 @@ def _as_text_list(texts: Sequence[str] | str) -> list[str]:
     if bad:
         raise TypeError(f"texts must be str; item {bad[0]} is {type(out[bad[0]]).__name__}")
     return out
+
+
+class VocabTorchClassifier(TorchTextClassifier):
+    """A torch classifier over a word vocabulary built at fit time (LSTM, CNN).
+
+    Subclasses implement ``_make_module(embedding_matrix_or_None)``; the vocabulary is saved
+    beside the weights as ``vocab.json``.
+    """
+
+    vocab: Any = None
+    module: Any = None
+
+    @abc.abstractmethod
+    def _make_module(self, emb: np.ndarray | None) -> None: ...
+
+    def _require(self) -> None:
+        if self.module is None:
+            raise RuntimeError(f"the {self.kind} model has no vocabulary/weights yet: call fit(...) or "
+                               "Classifier.load(folder) first")
+
+    def _save_weights(self, folder: Path) -> None:
+        import torch
+
+        self._require()
+        (folder / "vocab.json").write_text(json.dumps(self.vocab.itos))
+        torch.save(self.module.state_dict(), folder / "weights.pt")
+
+    def _load_weights(self, folder: Path) -> None:
+        import torch
+
+        from .embeddings import Vocab
+
+        vocab_path = folder / "vocab.json"
+        if not vocab_path.exists():
+            raise FileNotFoundError(f"{vocab_path} is missing: the model folder is incomplete; save the model again")
+        self.vocab = Vocab(json.loads(vocab_path.read_text())[2:])
+        self._make_module(None)
+        self.module.load_state_dict(torch.load(folder / "weights.pt", map_location="cpu", weights_only=True))
+        self.module.eval()
+
+    def _weights_digest(self) -> str:
+        self._require()
+        return super()._weights_digest()

@@ -25,13 +25,11 @@ batch it is in.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from .base import TorchTextClassifier
+from .base import VocabTorchClassifier
 from .embeddings import PAD, Vocab, glove_vectors, word_tokenize
 from .training import TrainConfig, train_loop
 
@@ -110,7 +108,7 @@ def _build_module(vocab_size: int, emb_dim: int, widths: Sequence[int], n_filter
     return Module()
 
 
-class CNNClassifier(TorchTextClassifier):
+class CNNClassifier(VocabTorchClassifier):
     """The paper's 1D CNN (see module docstring).  Constructor keywords are :meth:`config`."""
 
     kind = "cnn"
@@ -140,9 +138,6 @@ class CNNClassifier(TorchTextClassifier):
                 "max_vocab": self.max_vocab, "restrict_to_glove": self.restrict_to_glove}
 
     # --- inputs -------------------------------------------------------------------------------
-    def _require(self) -> None:
-        if self.module is None:
-            raise RuntimeError("the CNN has no vocabulary/weights yet: call fit(...) or Classifier.load(folder) first")
 
     def words(self, text: str) -> list[str]:
         """The words the model reads (lower-cased, truncated to ``max_len``), without padding."""
@@ -199,29 +194,6 @@ class CNNClassifier(TorchTextClassifier):
         hist["glove_coverage"] = float(found[2:].mean()) if len(found) > 2 else 0.0
         hist["vocab_size"] = len(self.vocab)
         return hist
-
-    # --- persistence --------------------------------------------------------------------------
-    def _save_weights(self, folder: Path) -> None:
-        import torch
-
-        self._require()
-        (folder / "vocab.json").write_text(json.dumps(self.vocab.itos))
-        torch.save(self.module.state_dict(), folder / "weights.pt")
-
-    def _load_weights(self, folder: Path) -> None:
-        import torch
-
-        vocab_path = folder / "vocab.json"
-        if not vocab_path.exists():
-            raise FileNotFoundError(f"{vocab_path} is missing: the CNN folder is incomplete; save the model again")
-        self.vocab = Vocab(json.loads(vocab_path.read_text())[2:])
-        self._make_module(None)
-        self.module.load_state_dict(torch.load(folder / "weights.pt", map_location="cpu", weights_only=True))
-        self.module.eval()
-
-    def _weights_digest(self) -> str:
-        self._require()
-        return super()._weights_digest()
 
     def _run(self, texts, fn):
         self._require()

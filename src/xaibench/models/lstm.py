@@ -10,13 +10,11 @@ phi(x) = [c; h_T]; head = dense + tanh + projection.  ``module.attention`` retur
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from .base import TorchTextClassifier
+from .base import VocabTorchClassifier
 from .embeddings import Vocab, glove_vectors, word_tokenize
 from .training import TrainConfig, train_loop
 
@@ -69,7 +67,7 @@ def _build_module(vocab_size: int, emb: np.ndarray | None, hidden: int, n_classe
     return Module()
 
 
-class LSTMAttentionClassifier(TorchTextClassifier):
+class LSTMAttentionClassifier(VocabTorchClassifier):
     kind = "lstm_attention"
 
     def __init__(self, n_classes: int, seed: int = 42, cache=True, hidden: int = 128, lr: float = 1e-3,
@@ -85,10 +83,6 @@ class LSTMAttentionClassifier(TorchTextClassifier):
         return {"hidden": self.hidden, "lr": self.lr, "epochs": self.epochs, "batch_size": self.batch_size,
                 "patience": self.patience, "dropout": self.dropout, "max_length": self.max_length,
                 "max_vocab": self.max_vocab}
-
-    def _require(self):
-        if self.module is None:
-            raise RuntimeError("the LSTM has no vocabulary yet: call fit(...) or Classifier.load(folder) first")
 
     def encode(self, texts: Sequence[str]):
         import torch
@@ -139,25 +133,6 @@ class LSTMAttentionClassifier(TorchTextClassifier):
                           predict=self._predict_proba, desc="lstm")
         hist["glove_coverage"] = float(found[2:].mean()) if len(found) > 2 else 0.0
         return hist
-
-    def _save_weights(self, folder: Path) -> None:
-        import torch
-
-        self._require()
-        (folder / "vocab.json").write_text(json.dumps(self.vocab.itos))
-        torch.save(self.module.state_dict(), folder / "weights.pt")
-
-    def _load_weights(self, folder: Path) -> None:
-        import torch
-
-        self.vocab = Vocab(json.loads((folder / "vocab.json").read_text())[2:])
-        self._make_module(None)
-        self.module.load_state_dict(torch.load(folder / "weights.pt", map_location="cpu", weights_only=True))
-        self.module.eval()
-
-    def _weights_digest(self) -> str:
-        self._require()
-        return super()._weights_digest()
 
 
 UNK_TOKEN = "<unk>"

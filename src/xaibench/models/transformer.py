@@ -13,7 +13,6 @@ import functools
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
 
 from .base import TorchTextClassifier
 from .training import TrainConfig, train_loop

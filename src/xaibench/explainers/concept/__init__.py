@@ -43,12 +43,22 @@ USES_ASPECT_PREDICTOR = ("approx", "s-learner")
 
 
 def make_concept_explainer(name: str, **kwargs: Any):
-    """Instantiate a registered explainer by name (``aspect_predictor`` is dropped for the others)."""
+    """Instantiate a registered explainer by name.
+
+    The common arguments ``seed`` and ``aspect_predictor`` are dropped for methods that take none
+    (CONEXP is deterministic; only Approx and S-Learner use aspect labels of the query texts).
+    """
+    import inspect
+
     if name not in CONCEPT_EXPLAINERS:
         raise KeyError(f"unknown concept explainer {name!r}; choose from {sorted(CONCEPT_EXPLAINERS)}")
+    cls = CONCEPT_EXPLAINERS[name]
+    accepted = inspect.signature(cls.__init__).parameters
     if name not in USES_ASPECT_PREDICTOR:
         kwargs.pop("aspect_predictor", None)
-    return CONCEPT_EXPLAINERS[name](**kwargs)
+    if "seed" not in accepted:
+        kwargs.pop("seed", None)
+    return cls(**kwargs)
 
 
 __all__ = [
