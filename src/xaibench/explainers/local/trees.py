@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..base import Attribution
-from ._common import BaseLocalExplainer, explained_positions, filter_widths, row_tokens, word_tokens
+from ._common import BaseLocalExplainer, explained_positions, row_tokens, word_tokens
 
 
 class _Tree:

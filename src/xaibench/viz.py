@@ -1,0 +1,99 @@
+"""Token heat maps of local explanations (HTML for notebooks, PNG for figures/).
+
+Colours: red = relevance *for* the explained class (evidence), blue = against it
+(counter-evidence), white = 0.  Each explanation is scaled by its own largest absolute score, so
+rows of different methods are comparable in *pattern*, not in magnitude (the authors' heat maps
+are min-max normalised per explanation, too).
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+
+def normalise(scores: Sequence[float]) -> np.ndarray:
+    """Scores divided by their largest absolute value (all zeros stay zeros), in [-1, 1]."""
+    s = np.asarray(scores, dtype=float)
+    if s.size == 0:
+        return s
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores contain NaN or infinite values; check the explainer output")
+    peak = np.abs(s).max()
+    return s / peak if peak > 0 else np.zeros_like(s)
+
+
+def _rgba(v: float, alpha_max: float = 0.85) -> str:
+    if v >= 0:
+        return f"rgba(214, 39, 40, {alpha_max * v:.3f})"
+    return f"rgba(31, 119, 180, {alpha_max * -v:.3f})"
+
+
+def html_tokens(tokens: Sequence[str], scores: Sequence[float]) -> str:
+    """One line of HTML: every token in a span coloured by its normalised score (hover shows it)."""
+    if len(tokens) != len(scores):
+        raise ValueError(f"{len(tokens)} tokens but {len(scores)} scores; pass one score per token")
+    norm = normalise(scores)
+    spans = [f'<span title="{float(raw):+.3g}" style="background:{_rgba(float(v))};padding:1px 2px;'
+             f'border-radius:2px">{html.escape(str(t))}</span>'
+             for t, v, raw in zip(tokens, norm, scores)]
+    return " ".join(spans)
+
+
+def html_heatmap(attributions: Mapping[str, Any], title: str = "", label_width: str = "9em") -> str:
+    """An HTML table: one row per explanation (``{row label: Attribution}``) of the same text."""
+    rows = []
+    for name, a in attributions.items():
+        rows.append(f'<tr><td style="text-align:right;vertical-align:top;width:{label_width};'
+                    f'font-weight:bold;padding-right:8px;white-space:nowrap">{html.escape(str(name))}</td>'
+                    f'<td style="text-align:left;line-height:1.9">{html_tokens(a.tokens, a.scores)}</td></tr>')
+    head = f"<div style='margin:4px 0'><b>{html.escape(title)}</b></div>" if title else ""
+    return f"{head}<table style='border-collapse:collapse;font-family:monospace;font-size:12px'>{''.join(rows)}</table>"
+
+
+def png_heatmap(attributions: Mapping[str, Any], title: str = "", ax: Any = None, max_tokens: int = 60,
+                cmap: str = "RdBu_r") -> Any:
+    """A matrix heat map: rows = explanations of the same text, columns = its tokens (first
+    ``max_tokens``), cells coloured by normalised relevance.  Returns the matplotlib Axes.
+
+    All explanations must share their tokens (explainers of the same model do); rows whose tokens
+    differ (e.g. a subword model) raise a ``ValueError`` -- draw those separately.
+    """
+    import matplotlib.pyplot as plt
+
+    items = list(attributions.items())
+    if not items:
+        raise ValueError("no attributions to draw")
+    toks = list(items[0][1].tokens)
+    for name, a in items[1:]:
+        if list(a.tokens) != toks:
+            raise ValueError(f"row {name!r} explains different tokens than row {items[0][0]!r}; "
+                             "png_heatmap needs explanations of the same tokens")
+    n = min(len(toks), max_tokens)
+    mat = np.stack([normalise(a.scores)[:n] for _, a in items]) if n else np.zeros((len(items), 0))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(6.0, 0.32 * n + 1.8), 0.38 * len(items) + 1.4))
+    ax.imshow(mat, cmap=cmap, vmin=-1, vmax=1, aspect="auto")
+    ax.set_yticks(range(len(items)), [str(k) for k, _ in items], fontsize=8)
+    ax.set_xticks(range(n), toks[:n], rotation=90, fontsize=8)
+    ax.tick_params(length=0)
+    for s in ax.spines.values():
+        s.set_visible(False)
+    if title:
+        ax.set_title(title, fontsize=9, loc="left")
+    return ax
+
+
+def save_figure(fig: Any, name: str, dpi: int = 130) -> Path:
+    """Save ``fig`` as ``<figures_dir>/<name>.png`` atomically (respects the run profile)."""
+    from . import io, paths
+
+    dest = paths.figures_dir() / f"{name}.png"
+    with io.atomic_path(dest, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png")
+    return dest
+
+
+__all__ = ["normalise", "html_tokens", "html_heatmap", "png_heatmap", "save_figure"]
