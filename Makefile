@@ -99,6 +99,8 @@ test-all: $(DATA_STAMP) ## every test, including the slow ones
 
 bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training
+	$(PY) -m xaibench.bench cebab
+	$(PY) -m xaibench.bench attribution
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

@@ -20,6 +20,7 @@ import time
 import pandas as pd
 
 from . import paths
+from .config import get_profile
 from .io import write_csv
 
 TARGETS = {("minilm", "5-way"): {"max_seconds": 300.0, "max_rss_gb": 3.0}}
@@ -65,20 +66,102 @@ def bench_training(models: list[str], tasks: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42) -> pd.DataFrame:
+    """Wall time and forward passes per concept explainer for one trained model, cold cache.
+
+    Uses the real trained model (notebook 02) with an empty output cache, so every text the
+    explainers need is computed here once and only once; nothing is written to data/results.
+    """
+    from .evaluation import cebab_runner as runner
+    from .models.cebab_training import train_cebab
+
+    clf = train_cebab(model, task, "exclusive", seed, profile="full").model  # the real model
+    absa = train_cebab("minilm", "absa", "exclusive", 42, profile="full").model
+    train, pairs = runner.fit_data(get_profile("full"), seed)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # cold cache: every text an explainer needs is computed here, once
+        from .cache import OutputCache
+
+        cold = OutputCache(os.path.join(tmp, "cache.sqlite"))
+        clf._cache_opt = cold
+        absa.classifier._cache_opt = cold
+        for name in runner.EXPLAINERS:
+            t0 = time.time()
+            per = runner.evaluate_one(clf, name, train, pairs, seed, absa)
+            rows.append({"model": model, "task": task, "seed": seed, "explainer": name,
+                         "wall_seconds": round(time.time() - t0, 1),
+                         "forward_passes": int(per["forward_passes"].iloc[0]), "n_pairs": len(per)})
+            print(rows[-1], flush=True)
+        cold.close()
+    df = pd.DataFrame(rows)
+    total = df["wall_seconds"].sum()
+    no_causalm = df.loc[df["explainer"] != "causalm", "wall_seconds"].sum()
+    df = pd.concat([df, pd.DataFrame([{"model": model, "task": task, "seed": seed, "explainer": "TOTAL",
+                                       "wall_seconds": round(total, 1)},
+                                      {"model": model, "task": task, "seed": seed,
+                                       "explainer": "TOTAL without causalm (target <= 600 s)",
+                                       "wall_seconds": round(no_causalm, 1)}])], ignore_index=True)
+    return df
+
+
+def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
+    """Seconds and forward passes per explanation for every local explainer, on the CNN and MiniLM.
+
+    Adds the LIME target check: seconds per LIME explanation divided by the seconds of the same
+    number of plain (batched, uncached) forward passes (target <= 2).
+    """
+    from .data.cebab import task_frame
+    from .explainers.local._common import proba_uncached
+    from .explainers.local.bench import bench_attribution
+    from .models.cebab_training import train_cebab
+    from .models.cnn import CNNClassifier
+
+    test = task_frame("test", "5-way")
+    texts = test["text"].iloc[:n_texts].tolist()
+    tr = task_frame("train_exclusive", "5-way")
+    cnn = CNNClassifier(5, seed=42, cache=None, epochs=5).fit(tr["text"].tolist(), tr["label"].to_numpy())
+    minilm = train_cebab("minilm", "5-way", "exclusive", 42, profile="full").model
+    frames = []
+    for label, model in [("cnn (CEBaB 5-way)", cnn), ("minilm (CEBaB 5-way)", minilm)]:
+        df = bench_attribution(model, texts, fit_texts=tr["text"].tolist()[:500])
+        df.insert(0, "model", label)
+        # the same number of plain forward passes as one LIME explanation (1000 perturbations)
+        lime_rows = df.loc[df["explainer"] == "lime", "forward_rows_per_explanation"]
+        n_rows = int(lime_rows.iloc[0]) if len(lime_rows) and lime_rows.notna().iloc[0] else 1000
+        fake = [" ".join(t.split()[: max(1, len(t.split()) // 2)]) for t in texts]
+        pool = (fake * (n_rows // len(fake) + 1))[:n_rows]
+        t0 = time.time()
+        proba_uncached(model, pool)
+        plain = time.time() - t0
+        df["plain_forward_seconds_same_rows_as_lime"] = round(plain, 3)
+        lime_s = df.loc[df["explainer"] == "lime", "seconds_per_explanation"]
+        df["lime_over_plain_forward (target <= 2)"] = round(float(lime_s.iloc[0]) / plain, 2) if len(lime_s) else None
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m xaibench.bench")
     sub = ap.add_subparsers(dest="cmd", required=True)
     tr = sub.add_parser("training", help="one fine-tuning run per model and task")
     tr.add_argument("--models", nargs="+", default=["minilm", "lstm"])
     tr.add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
+    sub.add_parser("cebab", help="8 concept explainers on one trained 5-way MiniLM, cold cache")
+    sub.add_parser("attribution", help="every local explainer on the CNN and MiniLM")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
     if args.cmd == "_train_one":
         _train_one(args.model, args.task, args.out)
         return
-    df = bench_training(args.models, args.tasks)
-    dest = paths.project_root() / "figures" / "tables" / "bench_training.csv"
+    if args.cmd == "cebab":
+        df, name = bench_cebab(), "bench_cebab.csv"
+    elif args.cmd == "attribution":
+        df, name = bench_attribution_models(), "bench_attribution.csv"
+    else:
+        df, name = bench_training(args.models, args.tasks), "bench_training.csv"
+    dest = paths.project_root() / "figures" / "tables" / name
     write_csv(dest, df)
     print(f"wrote {dest}")
 

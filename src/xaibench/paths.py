@@ -61,7 +61,9 @@ def results_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    return data_dir() / "cache"
+    """Model-output cache (``XAIBENCH_CACHE_DIR`` overrides it, e.g. for cold-cache benchmarks)."""
+    env = os.environ.get("XAIBENCH_CACHE_DIR")
+    return Path(env) if env else data_dir() / "cache"
 
 
 def figures_dir() -> Path:

@@ -60,11 +60,29 @@ def load_aspect_predictor(absa_model: str | None, seed: int = 42, profile: Profi
     return train_cebab(absa_model, "absa", "exclusive", seed, profile=profile).model
 
 
+def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame, seed: int,
+                 aspect_predictor: Any = None, quick: bool = False) -> pd.DataFrame:
+    """Fit explainer ``name`` on ``train`` and score it on ``pairs``; per-pair rows with the
+    explainer's wall seconds and the model forward passes it caused (cache misses)."""
+    from ..explainers.concept import make_concept_explainer
+
+    kw: dict[str, Any] = {"seed": seed, "aspect_predictor": aspect_predictor}
+    if quick:
+        kw.update(QUICK_KW.get(name, {}))
+    t0 = time.time()
+    n0 = getattr(model, "n_forward", 0)
+    explainer = make_concept_explainer(name, **kw).fit(model, train)
+    per = cb.evaluate_explainer(model, explainer, pairs)
+    per["explainer"] = name
+    per["seconds"] = time.time() - t0
+    per["forward_passes"] = getattr(model, "n_forward", 0) - n0
+    return per
+
+
 def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = EXPLAINERS,
             profile: str | Profile = "full", absa_model: str | None = "minilm",
             force: bool = False) -> pd.DataFrame:
     """Per-pair results of ``explainers`` for one trained model (trained first if missing)."""
-    from ..explainers.concept import make_concept_explainer
     from ..models.cebab_training import train_cebab
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
@@ -74,16 +92,8 @@ def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = E
         train, pairs = fit_data(prof, seed)
         predictor = load_aspect_predictor(absa_model, 42, prof) if {"approx", "s-learner"} & set(todo) else None
         for name in progress(todo, desc=f"{model_name}/{task}/seed{seed}"):
-            kw: dict[str, Any] = {"seed": seed, "aspect_predictor": predictor}
-            if prof.name != "full":
-                kw.update(QUICK_KW.get(name, {}))
-            t0 = time.time()
-            n0 = getattr(model, "n_forward", 0)
-            explainer = make_concept_explainer(name, **kw).fit(model, train)
-            per = cb.evaluate_explainer(model, explainer, pairs)
-            per["model"], per["task"], per["seed"], per["explainer"] = model_name, task, seed, name
-            per["seconds"] = time.time() - t0
-            per["forward_passes"] = getattr(model, "n_forward", 0) - n0
+            per = evaluate_one(model, name, train, pairs, seed, predictor, quick=prof.name != "full")
+            per["model"], per["task"], per["seed"] = model_name, task, seed
             per["icace"] = per["icace"].map(lambda v: np.asarray(v, dtype=float).tolist())
             per["estimate"] = per["estimate"].map(lambda v: np.asarray(v, dtype=float).tolist())
             write_parquet(result_path(model_name, task, seed, name), per)
