@@ -1,0 +1,52 @@
+"""Paper-comparison tables: aggregation over seeds and the join with the paper's numbers."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench.evaluation import cebab_runner as runner
+from xaibench.evaluation.model_performance import cebab_performance_table
+
+
+def _per_pair():
+    rows = []
+    # two seeds x two pairs; l2 per pair chosen so seed means are 0.5 and 0.7 (mean 0.6, std 0.1414)
+    for seed, vals in [(42, (0.4, 0.6)), (43, (0.6, 0.8))]:
+        for v in vals:
+            for explainer, scale in [("approx", 1.0), ("random", 2.0)]:
+                rows.append({"task": "5-way", "model": "minilm", "explainer": explainer, "seed": seed,
+                             "l2": v * scale, "cosine": 0.5 * scale, "normdiff": 0.1 * scale})
+    return pd.DataFrame(rows)
+
+
+def test_icace_error_table_means_stds_and_paper_join():
+    t = runner.icace_error_table(_per_pair())
+    row = t[(t.explainer == "approx") & (t.metric == "l2")].iloc[0]
+    assert row.ours == pytest.approx(0.6)
+    assert row.ours_std == pytest.approx(np.std([0.5, 0.7], ddof=1))
+    assert row.n_seeds == 2
+    assert row.table == "Table 10a" and row.paper_model == "bert-base-uncased"
+    assert row.paper == pytest.approx(0.81) and row.paper_std == pytest.approx(0.01)  # Table 10a BERT approx L2
+    rnd = t[(t.explainer == "random") & (t.metric == "cosine")].iloc[0]
+    assert rnd.ours == pytest.approx(1.0) and rnd.ours_std == pytest.approx(0.0)
+    assert bool(rnd.lower_is_better)
+
+
+def test_kendall_agreement_on_a_known_ranking():
+    t = pd.DataFrame({"task": "5-way", "model": "minilm", "metric": "l2",
+                      "explainer": ["a", "b", "c", "d"], "ours": [1, 2, 3, 4], "paper": [4, 3, 2, 1.0]})
+    k = runner.kendall_agreement(t).iloc[0]
+    assert k.kendall_tau == pytest.approx(-1.0)
+    assert k.best_ours == "a" and k.best_paper == "d"
+
+
+def test_performance_table_uses_paper_rows_per_model():
+    runs = pd.DataFrame({"model": ["minilm", "minilm", "lstm"], "task": ["binary"] * 3,
+                         "split": ["exclusive"] * 3, "seed": [42, 43, 42],
+                         "dev_macro_f1": [0.9, 0.8, 0.7], "test_macro_f1": [0.85, 0.85, 0.6]})
+    t = cebab_performance_table(runs)
+    dev = t[(t.model == "minilm") & (t.split == "dev")].iloc[0]
+    assert dev.ours == pytest.approx(0.85) and dev.n_seeds == 2
+    assert dev.paper == pytest.approx(0.97)  # Table 8, BERT, binary, exclusive, dev
+    lstm = t[(t.model == "lstm") & (t.split == "test")].iloc[0]
+    assert lstm.paper == pytest.approx(0.94) and np.isnan(lstm.ours_std)
+    assert set(t.columns) >= {"ours", "ours_std", "paper", "n_seeds"}
