@@ -5,6 +5,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+# extra parameters that keep a smoke run small (the MiniLM path of the concept explainers is
+# exercised by notebook 10, the LSTM path by notebook 20)
+QUICK_PARAMS = {"20_cebab_evaluation": {"models": "lstm", "tasks": "5-way"}}
 
 
 def test_sources_are_stored_without_outputs():
@@ -27,6 +30,6 @@ def test_notebook_runs_in_quick_profile(nb_path, tmp_path, monkeypatch):
 
     monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
     out = tmp_path / nb_path.name
-    pm.execute_notebook(str(nb_path), str(out), parameters={"profile": "quick", "seeds": "42"},
+    pm.execute_notebook(str(nb_path), str(out), parameters={"profile": "quick", "seeds": "42", **QUICK_PARAMS.get(nb_path.stem, {})},
                         cwd=str(ROOT / "notebooks"), kernel_name="python3", progress_bar=False)
     assert out.exists()

@@ -146,11 +146,30 @@ def split_frame(df: pd.DataFrame, sizes: Mapping[str, int], seed: int) -> dict[s
     return out
 
 
-def make_splits(dataset: str, seed: int = 42, quick: bool = False) -> dict[str, pd.DataFrame]:
+def cut_to_window(text: str, max_words: int) -> str:
+    """``text`` up to the end of its ``max_words``-th token (the CNN's tokenizer), formatting kept.
+
+    The CNN reads only its first ``max_len`` tokens, so its predictions do not change; explainers
+    then see exactly what the model sees (LIME's string segmentation mis-counts words when the
+    text goes on past the model's window).
+    """
+    from ..models.embeddings import _TOKEN_RE
+
+    if max_words < 1:
+        raise ValueError(f"max_words must be >= 1, got {max_words}")
+    for i, m in enumerate(_TOKEN_RE.finditer(text)):
+        if i == max_words - 1:
+            return text[: m.end()]
+    return text
+
+
+def make_splits(dataset: str, seed: int = 42, quick: bool = False, max_words: int = 150) -> dict[str, pd.DataFrame]:
     """The four disjoint splits of a paper dataset (see module docstring).
 
     Each frame has ``text``, ``label`` and ``example_id`` (``<dataset>:<row of the loader frame>``).
-    ``quick`` caps every split at :data:`QUICK_SIZES` (stratified subsample, same seed).
+    ``quick`` caps every split at :data:`QUICK_SIZES` (stratified subsample, same seed).  Texts of
+    the question pool (``test``) are cut to the CNN's window of ``max_words`` tokens
+    (:func:`cut_to_window`).
     """
     from ..data.loaders import load
 
@@ -164,6 +183,9 @@ def make_splits(dataset: str, seed: int = 42, quick: bool = False) -> dict[str, 
     splits = split_frame(df, spec.sizes, seed)
     if quick:
         splits = {k: _stratified_cap(v, QUICK_SIZES[k], seed) for k, v in splits.items()}
+    test = splits["test"].copy()
+    test["text"] = [cut_to_window(t, max_words) for t in test["text"]]
+    splits["test"] = test
     return splits
 
 
@@ -772,7 +794,7 @@ def answer_distribution(questions: Sequence[Question], answers: pd.DataFrame) ->
 
 __all__ = [
     "TAU_HIGH", "TAU_LOW", "M_FRAGMENTS", "PAPER_METHODS", "PAPER_LABELS", "PARTICIPANTS", "DatasetSpec",
-    "DATASETS", "RECIPES", "dataset_spec", "split_frame", "make_splits", "split_summary", "model_folder",
+    "DATASETS", "RECIPES", "dataset_spec", "split_frame", "cut_to_window", "make_splits", "split_summary", "model_folder",
     "get_models", "model_table", "cell_name", "select_task1", "select_task2", "select_task3",
     "make_paper_explainer", "explain_texts", "BuildReport", "build_task1", "build_task2", "build_task3",
     "make_study", "studies_dir", "save_studies", "load_studies", "AnswerThresholds", "strength_to_answer",
