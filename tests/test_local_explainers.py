@@ -387,3 +387,17 @@ def test_errors(cnn, tiny_transformer):
         make_explainer("nope")
     with pytest.raises(ValueError, match="positions"):
         GradCAMText(positions="mean")
+
+
+def test_lime_handles_texts_longer_than_the_cnn_window():
+    """Regression: LIME counted the unread tail of a long text as an extra word (IndexError)."""
+    from xaibench.explainers.local import make_explainer
+    from xaibench.models.cnn import CNNClassifier
+
+    texts = ["good great fine nice", "bad awful poor terrible"] * 4
+    labels = [1, 0] * 4
+    cnn = CNNClassifier(2, seed=0, cache=None, epochs=1, max_len=6).fit(texts, labels)
+    # the unread tail "," equals a token inside the window, so LIME took it for a 7th word
+    long_text = "good,bad,nice,,"
+    (att,) = make_explainer("lime", num_samples=50).fit(cnn).explain([long_text])
+    assert len(att.tokens) == 6 and att.scores.shape == (6,)

@@ -43,11 +43,14 @@ class LimeWords(BaseLocalExplainer):
                 out.append(Attribution(text, [], np.zeros(0), tgt, meta={"method": self.name}))
                 continue
             raw_words = word_tokens(self.model, text, lower=False)
+            # a model that reads only a window (the CNN's max_len) is explained on that window:
+            # LIME would otherwise count the unread tail of the string as one more word
+            lime_text = text if len(raw_words) == len(word_tokens(None, text, lower=False)) else " ".join(raw_words)
             exp = LimeTextExplainer(kernel_width=self.kernel_width, bow=False, mask_string="",
                                     split_expression=lambda s, _w=raw_words: list(_w),
                                     feature_selection="none",
                                     random_state=np.random.RandomState(text_seed(self.seed, text)))
-            res = exp.explain_instance(text, self._classifier_fn, labels=(tgt,), num_features=len(words),
+            res = exp.explain_instance(lime_text, self._classifier_fn, labels=(tgt,), num_features=len(words),
                                        num_samples=self.num_samples)
             scores = np.zeros(len(words))
             for fid, w in res.local_exp[tgt]:
