@@ -71,8 +71,8 @@ def check_tidy(df: pd.DataFrame) -> None:
 def _fmt(x: float, digits: int) -> str:
     if x is None or (isinstance(x, float) and np.isnan(x)):
         return ""
-    if isinstance(x, (int, np.integer)):
-        return str(x)
+    if isinstance(x, (int, np.integer)) or (abs(x) < 1e15 and float(x).is_integer() and abs(x) >= 10):
+        return str(int(x))  # counts print as integers
     return f"{x:.{digits}f}"
 
 
