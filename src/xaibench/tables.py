@@ -89,6 +89,8 @@ def to_markdown(df: pd.DataFrame, digits: int = 3) -> str:
     for c in keys:
         if pd.api.types.is_float_dtype(out[c]):
             out[c] = [_fmt(v, digits) for v in out[c]]
+        else:
+            out[c] = ["" if pd.isna(v) else str(v) for v in out[c]]
     return out.to_markdown(index=False, disable_numparse=True) + "\n"
 
 
