@@ -156,7 +156,8 @@ def cace_paper_table(models_by_seed: dict[int, Any], pairs: pd.DataFrame, model_
     g = per_seed.groupby(["aspect", "direction"], sort=False)
     agg = g[val].agg(ours="mean", ours_std=lambda s: s.std(ddof=1) if len(s) > 1 else np.nan).reset_index()
     agg["n_seeds"] = g["seed"].nunique().to_numpy()
-    agg["model"], agg["paper_model"] = model_name, PAPER_MODEL.get(model_name, model_name)
+    # Table 4 prints bert-base-uncased only: every model is compared with it
+    agg["model"], agg["paper_model"] = model_name, "bert-base-uncased"
     pv = paper_values("cebab", paper_table="Table 4").rename(columns={"value": "paper", "std": "paper_std"})
     out = agg.merge(pv[["aspect", "direction", "paper", "paper_std"]], on=["aspect", "direction"], how="left")
     return out[["model", "paper_model", "aspect", "direction", "ours", "ours_std", "paper", "paper_std", "n_seeds"]]
