@@ -87,7 +87,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -481,6 +481,16 @@ def score_answers(questions: Study | Iterable[Question], answers: pd.DataFrame) 
     return out
 
 
+def iter_subsets(scored: pd.DataFrame):
+    """Yield ``((task, dataset, method, subset), rows)`` for the paper's columns A / check / cross
+    (``subset`` = ``all`` / ``correct`` / ``incorrect``); empty subsets are skipped."""
+    for (task, dataset, method), g in scored.groupby(["task", "dataset", "method"], sort=True):
+        for subset in SUBSETS:
+            sub = g if subset == "all" else g[g["model_correct"] == (subset == "correct")]
+            if not sub.empty:
+                yield (task, dataset, method, subset), sub
+
+
 def score_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame,
                 with_paper: bool = True) -> pd.DataFrame:
     """Average human score per task, dataset, method and subset (the paper's Tables 2-4 layout).
@@ -492,11 +502,7 @@ def score_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame,
     """
     scored = score_answers(questions, answers_df)
     rows = []
-    for (task, dataset, method), g in scored.groupby(["task", "dataset", "method"], sort=True):
-        for subset in SUBSETS:
-            sub = g if subset == "all" else g[g["model_correct"] == (subset == "correct")]
-            if sub.empty:
-                continue
+    for (task, dataset, method, subset), sub in iter_subsets(scored):
             rows.append({"task": task, "dataset": dataset, "method": method, "subset": subset,
                          "ours": float(sub["score"].mean()), "ours_std": np.nan,
                          "n_answers": int(len(sub)), "n_questions": int(sub["question_id"].nunique())})

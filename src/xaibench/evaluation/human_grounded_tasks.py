@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -64,7 +64,7 @@ import pandas as pd
 from .. import io, paths
 from ..utils import progress
 from .human_grounded import (CONFIDENT, NO_PREFERENCE, UNCONFIDENT, Question, Study, load_study,
-                             save_study, score_answers)
+                             iter_subsets, save_study, score_answers)
 
 #: the paper's thresholds and number of fragments
 TAU_HIGH = 0.9
@@ -738,17 +738,13 @@ def participant_score_table(questions: Sequence[Question], answers: pd.DataFrame
     ``ours`` = mean over participants of each participant's mean score, ``ours_std`` = sample std
     of those per-participant means (NaN for one participant); ``paper`` = the human number.
     """
-    from .human_grounded import SUBSETS, _paper_lookup
+    from .human_grounded import _paper_lookup
 
     if "participant_id" not in answers.columns:
         raise ValueError("answers need a participant_id column (one row per participant and question)")
     scored = score_answers(questions, answers)
     rows = []
-    for (task, dataset, method), g in scored.groupby(["task", "dataset", "method"], sort=True):
-        for subset in SUBSETS:
-            sub = g if subset == "all" else g[g["model_correct"] == (subset == "correct")]
-            if sub.empty:
-                continue
+    for (task, dataset, method, subset), sub in iter_subsets(scored):
             per = sub.groupby("participant_id")["score"].mean()
             rows.append({"task": task, "dataset": dataset, "method": method, "subset": subset,
                          "participants": participants, "ours": float(per.mean()),

@@ -311,3 +311,13 @@ __all__ = [
     "label_codes", "onehot_aspects", "task_targets", "query_seed", "embed", "proba_lookup", "learn_cav",
     "cav_data", "train_on_features", "head_proba", "copy_head", "FittedConceptExplainer", "VALUE_CODE",
 ]
+
+
+def fit_cavs(model: Any, data: pd.DataFrame, seed: int, **svm_params: Any) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """One CAV per aspect (App. G): ``(cavs, training accuracies)``, used by TCAV and ConceptSHAP."""
+    cavs: dict[str, np.ndarray] = {}
+    accuracy: dict[str, float] = {}
+    for a in ASPECTS:
+        X, y = cav_data(model, data, a)
+        cavs[a], accuracy[a] = learn_cav(X, y, seed=seed, **svm_params)
+    return cavs, accuracy

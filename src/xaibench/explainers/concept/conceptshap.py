@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...evaluation.cebab import ASPECTS
-from ._common import (FittedConceptExplainer, cav_data, check_data, check_queries, embed, head_proba, learn_cav,
+from ._common import (FittedConceptExplainer, check_data, check_queries, embed, fit_cavs, head_proba,
                       module_device, module_dtype, task_targets, train_on_features)
 
 
@@ -99,11 +99,7 @@ class ConceptSHAPExplainer(FittedConceptExplainer):
 
         self.model = model
         data = check_data(data)
-        self.cavs_: dict[str, np.ndarray] = {}
-        self.cav_accuracy_: dict[str, float] = {}
-        for a in ASPECTS:
-            X, y = cav_data(model, data, a)
-            self.cavs_[a], self.cav_accuracy_[a] = learn_cav(X, y, seed=self.seed, **self.svm_params)
+        self.cavs_, self.cav_accuracy_ = fit_cavs(model, data, self.seed, **self.svm_params)
         self.V_ = np.stack([self.cavs_[a] for a in ASPECTS])  # (4, d)
         y = task_targets(model, data)
         keep = y >= 0

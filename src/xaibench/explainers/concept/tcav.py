@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...evaluation.cebab import ASPECTS
-from ._common import FittedConceptExplainer, cav_data, check_data, check_queries, embed, learn_cav, module_device, \
+from ._common import FittedConceptExplainer, check_data, check_queries, embed, fit_cavs, module_device, \
     module_dtype
 
 
@@ -55,11 +55,7 @@ class TCAVExplainer(FittedConceptExplainer):
     def fit(self, model: Any, data: pd.DataFrame) -> "TCAVExplainer":
         self.model = model
         data = check_data(data)
-        self.cavs_: dict[str, np.ndarray] = {}
-        self.cav_accuracy_: dict[str, float] = {}
-        for a in ASPECTS:
-            X, y = cav_data(model, data, a)
-            self.cavs_[a], self.cav_accuracy_[a] = learn_cav(X, y, seed=self.seed, **self.svm_params)
+        self.cavs_, self.cav_accuracy_ = fit_cavs(model, data, self.seed, **self.svm_params)
         self._fitted = True
         return self
 
