@@ -50,3 +50,39 @@ def test_performance_table_uses_paper_rows_per_model():
     lstm = t[(t.model == "lstm") & (t.split == "test")].iloc[0]
     assert lstm.paper == pytest.approx(0.94) and np.isnan(lstm.ours_std)
     assert set(t.columns) >= {"ours", "ours_std", "paper", "n_seeds"}
+
+
+def test_per_aspect_table_averages_pairs_then_seeds():
+    from xaibench.evaluation import cebab_plots
+
+    pp = _per_pair()
+    pp["aspect"] = ["food", "food", "noise", "noise"] * 2  # rows alternate approx/random per pair
+    t = cebab_plots.per_aspect_table(pp)
+    # approx, l2: the first pair of each seed is "food" -> seed values 0.4 and 0.6
+    food = t[(t.explainer == "approx") & (t.aspect == "food") & (t.metric == "l2")].iloc[0]
+    assert food.ours == pytest.approx(0.5) and food.ours_std == pytest.approx(np.std([0.4, 0.6], ddof=1))
+    noise = t[(t.explainer == "random") & (t.aspect == "noise") & (t.metric == "l2")].iloc[0]
+    assert noise.ours == pytest.approx(2 * 0.7) and noise.n_seeds == 2 and noise.n_pairs == 1
+
+
+def test_best_index_skips_missing_values():
+    from xaibench.evaluation.cebab_plots import best_index
+
+    assert best_index([0.3, np.nan, 0.1, 0.2]) == 2
+    assert best_index([np.nan, np.nan]) is None
+
+
+def test_metric_grid_and_per_aspect_figures_draw(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xaibench.evaluation import cebab_plots
+
+    t10 = runner.icace_error_table(_per_pair())
+    g = cebab_plots.plot_metric_grid(t10, "l2", runner.EXPLAINERS)
+    g.savefig(tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 0
+    assert cebab_plots.plot_metric_grid(t10, "no-such-metric") is None
+    pp = _per_pair().assign(aspect="food")
+    g2 = cebab_plots.plot_per_aspect(cebab_plots.per_aspect_table(pp), "minilm", "5-way", runner.EXPLAINERS)
+    assert set(g2.axes_dict) == {"cosine", "l2", "normdiff"}

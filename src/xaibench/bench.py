@@ -68,11 +68,14 @@ def bench_training(models: list[str], tasks: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42) -> pd.DataFrame:
+def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
+                save_results: bool = True) -> pd.DataFrame:
     """Wall time and forward passes per concept explainer for one trained model, cold cache.
 
     Uses the real trained model (notebook 02) with an empty output cache, so every text the
-    explainers need is computed here once and only once; nothing is written to data/results.
+    explainers need is computed here once and only once.  The per-pair results are the same seeded
+    computation notebook 20 runs, so with ``save_results`` they are written to ``data/results``
+    where that (model, task, seed, explainer) has no result yet (existing files are never touched).
     """
     from .evaluation import cebab_runner as runner
     from .models.cebab_training import train_cebab
@@ -91,6 +94,9 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42) -> p
         for name in runner.EXPLAINERS:
             t0 = time.time()
             per = runner.evaluate_one(clf, name, train, pairs, seed, absa)
+            if save_results and not runner.result_path(model, task, seed, name).exists():
+                # the same seeded computation as notebook 20's: keep it rather than redo it there
+                runner.save_result(per, model, task, seed, name)
             rows.append({"model": model, "task": task, "seed": seed, "explainer": name,
                          "wall_seconds": round(time.time() - t0, 1),
                          "forward_passes": int(per["forward_passes"].iloc[0]), "n_pairs": len(per),

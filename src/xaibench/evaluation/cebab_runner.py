@@ -93,11 +93,19 @@ def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = E
         predictor = load_aspect_predictor(absa_model, 42, prof) if {"approx", "s-learner"} & set(todo) else None
         for name in progress(todo, desc=f"{model_name}/{task}/seed{seed}"):
             per = evaluate_one(model, name, train, pairs, seed, predictor, quick=prof.name != "full")
-            per["model"], per["task"], per["seed"] = model_name, task, seed
-            per["icace"] = per["icace"].map(lambda v: np.asarray(v, dtype=float).tolist())
-            per["estimate"] = per["estimate"].map(lambda v: np.asarray(v, dtype=float).tolist())
-            write_parquet(result_path(model_name, task, seed, name), per)
+            save_result(per, model_name, task, seed, name)
     return load_results([model_name], [task], [seed], explainers)
+
+
+def save_result(per: pd.DataFrame, model_name: str, task: str, seed: int, explainer: str) -> Path:
+    """Write one explainer's per-pair rows (from :func:`evaluate_one`) to its result file, atomically."""
+    per = per.copy()
+    per["model"], per["task"], per["seed"] = model_name, task, seed
+    per["icace"] = per["icace"].map(lambda v: np.asarray(v, dtype=float).tolist())
+    per["estimate"] = per["estimate"].map(lambda v: np.asarray(v, dtype=float).tolist())
+    dest = result_path(model_name, task, seed, explainer)
+    write_parquet(dest, per)
+    return dest
 
 
 def load_results(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int],

@@ -1,0 +1,122 @@
+"""CEBaB figures: Figure 2 (ICaCE-Error per aspect) and Figures 10-12 (one figure per distance).
+
+The paper's Figure 2 shows, for the 5-way BERT model, ICaCE-Error averaged per aspect for the three
+distances; Figures 10, 11 and 12 show every (model, task) setting for cosine, NormDiff and L2.  Bars
+are our mean over seeds with the seed std as error bars, red ticks the paper's Table 10 value (the
+paper prints no per-aspect numbers, so Figure 2 has none), and a star marks the best (lowest) method
+of each panel -- all three distances are lower-is-better.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import cebab as cb
+
+FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine.png", "Figure 10"),
+                    "normdiff": ("cebab_fig11_icace_normdiff.png", "Figure 11"),
+                    "l2": ("cebab_fig12_icace_l2.png", "Figure 12")}
+TASK_ORDER = ("binary", "ternary", "5-way")
+
+
+def per_aspect_table(per_pair: pd.DataFrame) -> pd.DataFrame:
+    """ICaCE-Error per (model, task, explainer, aspect, metric): mean and sample std over seeds of the
+    per-seed mean over that aspect's pairs (Figure 2 averages per aspect)."""
+    cols = ["model", "task", "explainer", "aspect", "metric", "ours", "ours_std", "n_seeds", "n_pairs"]
+    if per_pair.empty:
+        return pd.DataFrame(columns=cols)
+    keys = ["model", "task", "explainer", "aspect", "seed"]
+    metrics = list(cb.METRICS)
+    per_seed = per_pair.groupby(keys)[metrics].mean().reset_index()
+    n_pairs = per_pair.groupby(keys).size().groupby(["model", "task", "explainer", "aspect"]).mean()
+    long = per_seed.melt(id_vars=keys, value_vars=metrics, var_name="metric", value_name="value")
+    g = long.groupby(["model", "task", "explainer", "aspect", "metric"])
+    out = g["value"].agg(ours="mean", ours_std=lambda s: s.std(ddof=1) if len(s) > 1 else np.nan)
+    out["n_seeds"] = g["seed"].nunique()
+    out = out.reset_index()
+    out["n_pairs"] = out.set_index(["model", "task", "explainer", "aspect"]).index.map(n_pairs).to_numpy()
+    return out[cols]
+
+
+def best_index(values: Sequence[float]) -> int | None:
+    """Position of the lowest finite value (the starred method), ``None`` when there is none."""
+    v = np.asarray(values, dtype=float)
+    if not np.isfinite(v).any():
+        return None
+    return int(np.nanargmin(v))
+
+
+def _order(explainers: Sequence[str], present: set[str]) -> list[str]:
+    return [e for e in explainers if e in present]
+
+
+def plot_per_aspect(table: pd.DataFrame, model: str, task: str = "5-way", explainers: Sequence[str] = ()):
+    """Figure 2: grouped bars (x = aspect, colour = explainer), one panel per distance; the best
+    explainer per (aspect, distance) is starred.  Returns the seaborn FacetGrid (``None`` if empty)."""
+    import seaborn as sns
+
+    sub = table[(table["model"] == model) & (table["task"] == task)]
+    if sub.empty:
+        return None
+    hue_order = _order(explainers or sorted(set(sub["explainer"])), set(sub["explainer"]))
+    aspects = sorted(set(sub["aspect"]))
+    g = sns.catplot(data=sub, x="aspect", y="ours", hue="explainer", col="metric", kind="bar",
+                    order=aspects, hue_order=hue_order, col_order=[m for m in ("cosine", "l2", "normdiff")
+                                                                   if m in set(sub["metric"])],
+                    height=3.0, aspect=1.25, sharey=False, palette="deep", errorbar=None)
+    n = len(hue_order)
+    width = 0.8 / n
+    for metric, ax in g.axes_dict.items():
+        d = sub[sub["metric"] == metric].set_index(["aspect", "explainer"])
+        for i, aspect in enumerate(aspects):
+            xs = [i - 0.4 + width * (j + 0.5) for j in range(n)]
+            vals = [d["ours"].get((aspect, e), np.nan) for e in hue_order]
+            errs = [d["ours_std"].get((aspect, e), np.nan) for e in hue_order]
+            ax.errorbar(xs, vals, yerr=np.nan_to_num(np.asarray(errs, dtype=float)), fmt="none", c="0.3", lw=0.8)
+            b = best_index(vals)
+            if b is not None:
+                ax.text(xs[b], vals[b] + (np.nan_to_num(errs[b]) if np.isfinite(errs[b]) else 0) + 0.02,
+                        "★", ha="center", fontsize=11)
+        ax.set_title(metric)
+        ax.set_xlabel("")
+    g.set_axis_labels("", "ICaCE-Error")
+    g.figure.suptitle(f"CEBaB Figure 2 analogue: {model}, {task}, ICaCE-Error per aspect "
+                      "(mean ± std over seeds; ★ best)", y=1.03)
+    return g
+
+
+def plot_metric_grid(t10: pd.DataFrame, metric: str, explainers: Sequence[str] = ()):
+    """Figures 10-12: one panel per (model, task) for one distance; bars = ours ± std over seeds, red
+    tick = the paper's value for the compared model, ★ = our best method.  Returns the FacetGrid."""
+    import seaborn as sns
+
+    sub = t10[t10["metric"] == metric]
+    if sub.empty:
+        return None
+    order = _order(explainers or sorted(set(sub["explainer"])), set(sub["explainer"]))
+    tasks = [t for t in TASK_ORDER if t in set(sub["task"])] + sorted(set(sub["task"]) - set(TASK_ORDER))
+    g = sns.catplot(data=sub, x="explainer", y="ours", row="model", col="task", col_order=tasks, kind="bar",
+                    order=order, hue="explainer", hue_order=order, legend=False, height=2.6, aspect=1.45,
+                    sharey=False, palette="deep", errorbar=None)
+    for (mdl, task), ax in g.axes_dict.items():
+        d = sub[(sub["model"] == mdl) & (sub["task"] == task)].set_index("explainer").reindex(order)
+        if d["ours"].isna().all():
+            ax.set_title(f"{mdl} · {task} (not run)")
+            continue
+        xs = np.arange(len(order))
+        ax.errorbar(xs, d["ours"], yerr=d["ours_std"].fillna(0), fmt="none", c="0.3", lw=1)
+        ax.scatter(xs, d["paper"], marker="_", s=220, c="crimson", zorder=3, label="paper")
+        b = best_index(d["ours"].to_numpy())
+        if b is not None:
+            top = d["ours"].iloc[b] + np.nan_to_num(d["ours_std"].iloc[b])
+            ax.text(b, top + 0.02, "★", ha="center", fontsize=13)
+        ax.tick_params(axis="x", rotation=60)
+        pm = d["paper_model"].dropna().iloc[0] if d["paper_model"].notna().any() else "?"
+        ax.set_title(f"{mdl} · {task} (paper: {pm})", fontsize=9)
+    g.set_axis_labels("", f"ICaCE-Error ({metric})")
+    fig_name = FIGURE_OF_METRIC.get(metric, ("", "Figure"))[1]
+    g.figure.suptitle(f"CEBaB {fig_name}: ICaCE-Error, {metric} (bars: ours ± std over seeds; "
+                      "red: paper; ★ our best)", y=1.02)
+    return g
