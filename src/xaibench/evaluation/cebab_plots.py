@@ -108,6 +108,8 @@ def plot_metric_grid(t10: pd.DataFrame, metric: str, explainers: Sequence[str] =
         xs = np.arange(len(order))
         ax.errorbar(xs, d["ours"], yerr=d["ours_std"].fillna(0), fmt="none", c="0.3", lw=1)
         ax.scatter(xs, d["paper"], marker="_", s=220, c="crimson", zorder=3, label="paper")
+        for x in np.flatnonzero(d["ours"].isna().to_numpy()):  # a method without results in this panel
+            ax.text(x, 0.01, "not run", rotation=90, ha="center", va="bottom", fontsize=7, color="0.4")
         b = best_index(d["ours"].to_numpy())
         if b is not None:
             top = d["ours"].iloc[b] + np.nan_to_num(d["ours_std"].iloc[b])
