@@ -94,3 +94,15 @@ def test_bad_inputs_explain_the_fix(cache, tmp_path):
         Classifier.load(tmp_path / "nothing")
     with pytest.raises(RuntimeError, match="call fit"):
         LSTMAttentionClassifier(2).encode(["x"])
+
+
+def test_epoch_schedule_scales_the_paper_rule_and_floors_absa():
+    from xaibench.config import get_profile
+    from xaibench.models.cebab_training import scheduled_epochs
+
+    full, quick = get_profile("full"), get_profile("quick")
+    assert scheduled_epochs(1755, full) == 4            # 5 * 11728 / 1755 = 33.4 epochs, / 8 -> 4
+    assert scheduled_epochs(11728, full) == 1           # the largest set: 5 / 8 rounds to 1
+    assert scheduled_epochs(5061, full) == 1            # ABSA-sized set under the plain rule ...
+    assert scheduled_epochs(5061, full, "absa") == 3    # ... but ABSA gets at least 3 epochs
+    assert scheduled_epochs(5061, quick, "absa") == 1   # the profile's cap wins
