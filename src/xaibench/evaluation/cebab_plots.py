@@ -77,8 +77,7 @@ def plot_per_aspect(table: pd.DataFrame, model: str, task: str = "5-way", explai
             ax.errorbar(xs, vals, yerr=np.nan_to_num(np.asarray(errs, dtype=float)), fmt="none", c="0.3", lw=0.8)
             b = best_index(vals)
             if b is not None:
-                ax.text(xs[b], vals[b] + (np.nan_to_num(errs[b]) if np.isfinite(errs[b]) else 0) + 0.02,
-                        "★", ha="center", fontsize=11)
+                ax.text(xs[b], vals[b] + np.nan_to_num(errs[b]) + 0.02, "★", ha="center", fontsize=11)
         ax.set_title(metric)
         ax.set_xlabel("")
     g.set_axis_labels("", "ICaCE-Error")
