@@ -44,6 +44,10 @@ class Attribution:
 
     ``scores[i]`` belongs to ``tokens[i]``.  ``ngrams`` optionally lists n-gram fragments as
     ``(start, end, score)`` over token positions (end exclusive), for n-gram-level methods.
+
+    A model that reads at most a fixed number of tokens sees only ``text[:chars_read]``; the
+    tokens are then those of that part and ``truncated`` is True (set by ``explain``; ``None``
+    means unknown).
     """
 
     text: str
@@ -52,6 +56,8 @@ class Attribution:
     target: int
     ngrams: list[tuple[int, int, float]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    truncated: bool = False
+    chars_read: int | None = None
 
     def __post_init__(self) -> None:
         self.scores = np.asarray(self.scores, dtype=np.float64)

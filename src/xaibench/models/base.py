@@ -108,6 +108,12 @@ class Classifier(abc.ABC):
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         return self.predict_proba(texts).argmax(axis=1)
 
+    def chars_read(self, text: str) -> int:
+        """How much of ``text`` the model reads: it sees exactly ``text[:chars_read(text)]`` (models
+        that truncate long inputs return less than ``len(text)``).  Explainers attribute only that
+        part and mark the explanation ``truncated``.  Default: the whole text."""
+        return len(text)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """phi(x): the representation the classification head sees, shape ``(n, d)``; cached."""
         texts = _as_text_list(texts)
@@ -210,13 +216,9 @@ class TorchTextClassifier(Classifier):
 
 
 def _as_text_list(texts: Sequence[str] | str) -> list[str]:
-    if isinstance(texts, str):
-        raise TypeError("pass a list of texts, not a single string (wrap it: [text])")
-    out = list(texts)
-    bad = [i for i, t in enumerate(out) if not isinstance(t, str)]
-    if bad:
-        raise TypeError(f"texts must be str; item {bad[0]} is {type(out[bad[0]]).__name__}")
-    return out
+    from ..utils import check_texts
+
+    return check_texts(texts)
 
 
 class VocabTorchClassifier(TorchTextClassifier):

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import VocabTorchClassifier
-from .embeddings import PAD, Vocab, glove_vectors, word_tokenize
+from .embeddings import PAD, Vocab, glove_vectors, word_tokenize, words_end
 from .training import TrainConfig, train_loop
 
 
@@ -142,6 +142,10 @@ class CNNClassifier(VocabTorchClassifier):
     def words(self, text: str) -> list[str]:
         """The words the model reads (lower-cased, truncated to ``max_len``), without padding."""
         return word_tokenize(text)[: self.max_len]
+
+    def chars_read(self, text: str) -> int:
+        """The model reads the first ``max_len`` words (:meth:`words`): ``text[:chars_read(text)]``."""
+        return words_end(text, self.max_len)
 
     def encode(self, texts: Sequence[str]):
         """``(ids, mask)``: padded to the longest text of the batch and to at least the widest filter."""

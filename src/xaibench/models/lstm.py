@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import VocabTorchClassifier
-from .embeddings import Vocab, glove_vectors, word_tokenize
+from .embeddings import Vocab, glove_vectors, word_tokenize, words_end
 from .training import TrainConfig, train_loop
 
 
@@ -97,6 +97,10 @@ class LSTMAttentionClassifier(VocabTorchClassifier):
 
     def tokens(self, text: str) -> list[str]:
         return word_tokenize(text)[: self.max_length] or [UNK_TOKEN]
+
+    def chars_read(self, text: str) -> int:
+        """The model reads the first ``max_length`` words: ``text[:chars_read(text)]``."""
+        return words_end(text, self.max_length)
 
     @property
     def embedding_layer(self):

@@ -131,6 +131,20 @@ class TransformerClassifier(TorchTextClassifier):
         ids, _ = self.encode([text])
         return self.tokenizer.convert_ids_to_tokens(ids[0].tolist())
 
+    def chars_read(self, text: str) -> int:
+        """The model reads the first ``max_length`` tokens (special tokens included); this is the
+        character offset where the last one ends (``len(text)`` when nothing is cut)."""
+        enc = self.tokenizer(text, truncation=True, max_length=self.max_length, return_overflowing_tokens=False,
+                             return_offsets_mapping=True)
+        n_full = len(self.tokenizer(text, truncation=False)["input_ids"])
+        if n_full <= self.max_length:
+            return len(text)
+        ends = [e for (s, e), sp in zip(enc["offset_mapping"],
+                                        self.tokenizer.get_special_tokens_mask(enc["input_ids"],
+                                                                               already_has_special_tokens=True))
+                if not sp and e > s]
+        return max(ends) if ends else 0
+
     @property
     def special_token_ids(self) -> set[int]:
         return set(self.tokenizer.all_special_ids)

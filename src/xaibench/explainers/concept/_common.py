@@ -3,13 +3,13 @@ and head training on fixed representations (through the shared :func:`train_loop
 from __future__ import annotations
 
 import copy
-import zlib
 from typing import Any, Protocol, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ...evaluation.cebab import ASPECTS, CONCEPT_VALUES, proba_lookup, task_label
+from ...utils import query_seed as _query_seed
 from ..base import ConceptExplainer
 
 VALUE_CODE = {v: i for i, v in enumerate(CONCEPT_VALUES)}  # Negative 0, unknown 1, Positive 2
@@ -135,7 +135,7 @@ def task_targets(model: Any, data: pd.DataFrame) -> np.ndarray:
 
 def query_seed(seed: int, *parts: Any) -> np.random.Generator:
     """A generator seeded by ``seed`` and the query's content (order/batch independent)."""
-    key = zlib.crc32("\x1f".join(str(p) for p in parts).encode("utf-8"))
+    key = _query_seed(*parts)
     return np.random.default_rng([int(seed), int(key)])
 
 
