@@ -534,7 +534,7 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
 
     ``kappa = (P_bar - P_e) / (1 - P_e)`` with ``P_i = (sum_j n_ij^2 - n) / (n (n - 1))``,
     ``P_bar = mean_i P_i``, ``p_j = sum_i n_ij / (N n)`` and ``P_e = sum_j p_j^2``.  Returns NaN when
-    ``P_e == 1`` (everybody used one single category: kappa is undefined).
+    ``P_e == 1`` (everybody used one single category: kappa is undefined) or for a single item.
     """
     a = np.asarray(counts, dtype=float)
     if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
@@ -550,6 +550,8 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
     if n < 2:
         raise ValueError(f"Fleiss' kappa needs at least 2 ratings per item, got {int(n)}")
     n_items = a.shape[0]
+    if n_items < 2:  # chance agreement estimated from a single item is meaningless (gave -1.0)
+        return float("nan")
     p_j = a.sum(axis=0) / (n_items * n)
     p_i = ((a ** 2).sum(axis=1) - n) / (n * (n - 1))
     p_bar = p_i.mean()
