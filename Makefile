@@ -52,6 +52,9 @@ $(DATA_STAMP): $(STAMP) src/xaibench/resources/checksums.sha256
 
 .PHONY: data
 data: $(DATA_STAMP) ## copy/extract (or download) all raw datasets into data/raw, verify checksums, build parquet
+	@# every run (a few seconds when all is in place): finish/clean interrupted fetches, rebuild unreadable caches
+	$(PY) -m xaibench.data fetch --all
+	$(PY) -m xaibench.data process --all
 
 # ---- notebooks ------------------------------------------------------------------------------
 # One pattern rule runs any single-run notebook into reports/<profile>/.
