@@ -6,6 +6,7 @@ missing, except on CI (``CI=true``), where a missing browser is a failure.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -88,61 +89,68 @@ def _answer_current(page) -> str:
     return qid
 
 
-def test_participant_answers_reloads_resumes_and_export_matches(tmp_path):
-    _require_browser()
+@contextlib.contextmanager
+def _survey_in_browser(tmp_path: Path, executable: Path = CHROMIUM):
+    """A survey server on a free port and a launched browser: yields ``(study, db, base, browser)``."""
     from playwright.sync_api import sync_playwright
 
     study = hg.study_from_json(STUDY)
     db = tmp_path / "responses.sqlite"
     server, thread = serve_in_thread(study, db, host="127.0.0.1", port=0)
-    base = f"http://127.0.0.1:{server.server_port}"
-    seen: list[str] = []
     try:
         with sync_playwright() as p:
-            browser = _launch(p)
+            browser = _launch(p, executable)
             try:
-                page = browser.new_page()
-                page.goto(base + "/")
-                page.fill("#participant_id", "worker-7")
-                page.click("#start")
-                page.wait_for_url(base + "/q")
-                assert page.locator("#progress").inner_text() == "Question 1 out of 4"
-                seen.append(_answer_current(page))
-                seen.append(_answer_current(page))
-
-                # reload mid-way: the page shows the 3rd question, nothing is answered twice
-                page.reload()
-                assert page.locator("#progress").inner_text() == "Question 3 out of 4"
-                third = page.locator("input[name=question_id]").get_attribute("value")
-                assert third not in seen
-
-                # a fresh browser context (no cookie) with the same id resumes there as well
-                other = browser.new_context().new_page()
-                other.goto(base + "/")
-                other.fill("#participant_id", "worker-7")
-                other.click("#start")
-                other.wait_for_url(base + "/q")
-                assert other.locator("#progress").inner_text() == "Question 3 out of 4"
-                assert other.locator("input[name=question_id]").get_attribute("value") == third
-
-                while page.url.endswith("/q"):
-                    qid = page.locator("input[name=question_id]").get_attribute("value")
-                    if qid == "t2x":
-                        # the injected markup is shown as text and never runs
-                        items = page.locator("#evidence li").all_inner_texts()
-                        assert items == [XSS, "boring <b>plot</b>"]
-                        assert page.locator("#evidence b").count() == 0
-                        assert page.evaluate("typeof window.__xss") == "undefined"
-                    seen.append(_answer_current(page))
-                assert page.url == base + "/done"
-                assert "Thank you" in page.locator("#thanks").inner_text()
-                assert page.evaluate("typeof window.__xss") == "undefined"
+                yield study, db, f"http://127.0.0.1:{server.server_port}", browser
             finally:
                 browser.close()
     finally:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def _start(page, base: str, participant: str) -> None:
+    page.goto(base + "/")
+    page.fill("#participant_id", participant)
+    page.click("#start")
+    page.wait_for_url(base + "/q")
+
+
+def test_participant_answers_reloads_resumes_and_export_matches(tmp_path):
+    _require_browser()
+    seen: list[str] = []
+    with _survey_in_browser(tmp_path) as (study, db, base, browser):
+        page = browser.new_page()
+        _start(page, base, "worker-7")
+        assert page.locator("#progress").inner_text() == "Question 1 out of 4"
+        seen.append(_answer_current(page))
+        seen.append(_answer_current(page))
+
+        # reload mid-way: the page shows the 3rd question, nothing is answered twice
+        page.reload()
+        assert page.locator("#progress").inner_text() == "Question 3 out of 4"
+        third = page.locator("input[name=question_id]").get_attribute("value")
+        assert third not in seen
+
+        # a fresh browser context (no cookie) with the same id resumes there as well
+        other = browser.new_context().new_page()
+        _start(other, base, "worker-7")
+        assert other.locator("#progress").inner_text() == "Question 3 out of 4"
+        assert other.locator("input[name=question_id]").get_attribute("value") == third
+
+        while page.url.endswith("/q"):
+            qid = page.locator("input[name=question_id]").get_attribute("value")
+            if qid == "t2x":
+                # the injected markup is shown as text and never runs
+                items = page.locator("#evidence li").all_inner_texts()
+                assert items == [XSS, "boring <b>plot</b>"]
+                assert page.locator("#evidence b").count() == 0
+                assert page.evaluate("typeof window.__xss") == "undefined"
+            seen.append(_answer_current(page))
+        assert page.url == base + "/done"
+        assert "Thank you" in page.locator("#thanks").inner_text()
+        assert page.evaluate("typeof window.__xss") == "undefined"
 
     assert sorted(seen) == sorted(PLAN) and seen == study.order_for("worker-7")
 
@@ -231,7 +239,6 @@ def test_browser_makes_no_outbound_network_attempts(tmp_path):
     why = _strace_usable()
     if why:
         pytest.skip(why)
-    from playwright.sync_api import sync_playwright
 
     log = tmp_path / "strace.log"
     wrapper = tmp_path / "chromium-under-strace"
@@ -239,26 +246,11 @@ def test_browser_makes_no_outbound_network_attempts(tmp_path):
                        f"exec strace -f -yy -qq -e trace=connect,sendto,sendmsg,sendmmsg,write -o {log} "
                        f"{CHROMIUM} \"$@\"\n")
     wrapper.chmod(0o755)
-    study = hg.study_from_json(STUDY)
-    server, thread = serve_in_thread(study, tmp_path / "responses.sqlite", host="127.0.0.1", port=0)
-    base = f"http://127.0.0.1:{server.server_port}"
-    try:
-        with sync_playwright() as p:
-            browser = _launch(p, wrapper)
-            try:
-                page = browser.new_page()
-                page.goto(base + "/")
-                page.fill("#participant_id", "worker-8")
-                page.click("#start")
-                page.wait_for_url(base + "/q")
-                _answer_current(page)
-                page.wait_for_timeout(3000)  # give background services time to try
-            finally:
-                browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with _survey_in_browser(tmp_path, wrapper) as (_, _, base, browser):
+        page = browser.new_page()
+        _start(page, base, "worker-8")
+        _answer_current(page)
+        page.wait_for_timeout(3000)  # give background services time to try
     text = log.read_text()
-    assert f"127.0.0.1:{server.server_port}" in text  # the trace did see the browser's own traffic
+    assert base.removeprefix("http://") in text  # the trace did see the browser's own traffic
     assert outbound_attempts(text) == []
