@@ -20,6 +20,28 @@ CHOICES = ("auto", "cpu", "cuda")
 DEFAULT_THREADS = 2
 
 
+def thread_count() -> int:
+    """Torch CPU threads selected by ``XAIBENCH_THREADS`` (default :data:`DEFAULT_THREADS`)."""
+    raw = (os.environ.get("XAIBENCH_THREADS") or str(DEFAULT_THREADS)).strip()
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"XAIBENCH_THREADS={raw!r} is not a positive integer; use e.g. XAIBENCH_THREADS=2")
+    return n
+
+
+def pin_threads() -> int:
+    """Set torch's intra-op thread count to :func:`thread_count` (returns it)."""
+    import torch
+
+    n = thread_count()
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return n
+
+
 def device_choice() -> str:
     choice = (os.environ.get("XAIBENCH_DEVICE") or "auto").strip().lower()
     if choice not in CHOICES:
@@ -41,25 +63,3 @@ def torch_device():
         raise RuntimeError("XAIBENCH_DEVICE=cuda but torch sees no CUDA device; unset it or use "
                            "XAIBENCH_DEVICE=cpu")
     return torch.device("cpu")
-
-
-def thread_count() -> int:
-    """Torch CPU threads selected by ``XAIBENCH_THREADS`` (default :data:`DEFAULT_THREADS`)."""
-    raw = (os.environ.get("XAIBENCH_THREADS") or str(DEFAULT_THREADS)).strip()
-    try:
-        n = int(raw)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise ValueError(f"XAIBENCH_THREADS={raw!r} is not a positive integer; use e.g. XAIBENCH_THREADS=2")
-    return n
-
-
-def pin_threads() -> int:
-    """Set torch's intra-op thread count to :func:`thread_count` (returns it)."""
-    import torch
-
-    n = thread_count()
-    if torch.get_num_threads() != n:
-        torch.set_num_threads(n)
-    return n

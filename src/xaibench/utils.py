@@ -1,4 +1,4 @@
-"""Small shared helpers: seeding, hashing, input validation, progress bars."""
+"""Small shared helpers: seeding, hashing, progress bars."""
 from __future__ import annotations
 
 import hashlib

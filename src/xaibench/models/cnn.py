@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import VocabTorchClassifier
-from .embeddings import PAD, Vocab, glove_vectors, word_tokenize, words_end
+from .embeddings import PAD, Vocab, glove_vectors, word_tokenize
 from .training import TrainConfig, train_loop
 
 
@@ -145,6 +145,8 @@ class CNNClassifier(VocabTorchClassifier):
 
     def chars_read(self, text: str) -> int:
         """The model reads the first ``max_len`` words (:meth:`words`): ``text[:chars_read(text)]``."""
+        from .embeddings import words_end
+
         return words_end(text, self.max_len)
 
     def encode(self, texts: Sequence[str]):

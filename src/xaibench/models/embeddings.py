@@ -23,17 +23,6 @@ def word_tokenize(text: str, lower: bool = True) -> list[str]:
     return [t.lower() for t in toks] if lower else toks
 
 
-def words_end(text: str, n: int) -> int:
-    """Character offset just after the ``n``-th word of :func:`word_tokenize` (``len(text)`` when the
-    text has at most ``n`` words): ``word_tokenize(text[:words_end(text, n)]) == word_tokenize(text)[:n]``."""
-    end = 0
-    for i, m in enumerate(_TOKEN_RE.finditer(text)):
-        if i == n:  # a word beyond the n-th: the text is cut after the n-th
-            return end
-        end = m.end()
-    return len(text)
-
-
 @functools.lru_cache(maxsize=1)
 def glove_index() -> dict[str, int]:
     import pandas as pd
@@ -92,3 +81,15 @@ class Vocab:
 
     def encode(self, tokens: Sequence[str]) -> list[int]:
         return [self.stoi.get(t, 1) for t in tokens]
+
+
+def words_end(text: str, n: int) -> int:
+    """Character offset just after the ``n``-th word of :func:`word_tokenize` (``len(text)`` when the
+    text has at most ``n`` words): ``word_tokenize(text[:words_end(text, n)]) == word_tokenize(text)[:n]``."""
+    toks = word_tokenize(text, lower=False)
+    if len(toks) <= n:
+        return len(text)
+    end = 0
+    for tok in toks[:n]:  # tokens follow each other with only whitespace between them
+        end = text.index(tok, end) + len(tok)
+    return end

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import VocabTorchClassifier
-from .embeddings import Vocab, glove_vectors, word_tokenize, words_end
+from .embeddings import Vocab, glove_vectors, word_tokenize
 from .training import TrainConfig, train_loop
 
 
@@ -100,6 +100,8 @@ class LSTMAttentionClassifier(VocabTorchClassifier):
 
     def chars_read(self, text: str) -> int:
         """The model reads the first ``max_length`` words: ``text[:chars_read(text)]``."""
+        from .embeddings import words_end
+
         return words_end(text, self.max_length)
 
     @property
