@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from xaibench.cache import OutputCache
-from xaibench.models.base import Classifier
+from xaibench.models.registry import load_model
 from xaibench.models.logreg import LogRegClassifier
 from xaibench.models.lstm import LSTMAttentionClassifier
 from xaibench.models.transformer import TransformerClassifier
@@ -46,7 +46,7 @@ def test_cache_hit_and_round_trip(idx, cache, tmp_path):
     assert model.n_forward == n + 1
 
     folder = model.save(tmp_path / "m")
-    loaded = Classifier.load(folder, cache=None)  # bypass the cache: really recompute
+    loaded = load_model(folder, cache=None)  # bypass the cache: really recompute
     assert type(loaded) is type(model)
     np.testing.assert_array_equal(loaded.predict_proba(TEXTS), p1)
     assert loaded.fingerprint() == model.fingerprint()
@@ -91,7 +91,7 @@ def test_bad_inputs_explain_the_fix(cache, tmp_path):
     with pytest.raises(TypeError, match="wrap it"):
         m.predict_proba("a single string")
     with pytest.raises(FileNotFoundError, match="train it first"):
-        Classifier.load(tmp_path / "nothing")
+        load_model(tmp_path / "nothing")
     with pytest.raises(RuntimeError, match="call fit"):
         LSTMAttentionClassifier(2).encode(["x"])
 

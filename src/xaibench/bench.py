@@ -89,8 +89,8 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
         from .cache import OutputCache
 
         cold = OutputCache(os.path.join(tmp, "cache.sqlite"))
-        clf._cache_opt = cold
-        absa.classifier._cache_opt = cold
+        clf.cache = cold
+        absa.classifier.cache = cold
         for name in runner.EXPLAINERS:
             t0 = time.time()
             per = runner.evaluate_one(clf, name, train, pairs, seed, absa)
