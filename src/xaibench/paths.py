@@ -30,7 +30,7 @@ def active_profile() -> str:
     return os.environ.get("XAIBENCH_PROFILE", "full") or "full"
 
 
-def _profiled(path: Path) -> Path:
+def profiled(path: Path) -> Path:
     # Outputs of smoke runs (profile != full) never overwrite the real ones: they go to
     # reports/<profile>/... instead of figures/ and data/models/.
     prof = active_profile()
@@ -52,12 +52,12 @@ def processed_dir() -> Path:
 
 
 def models_dir() -> Path:
-    return _profiled(data_dir() / "models")
+    return profiled(data_dir() / "models")
 
 
 def results_dir() -> Path:
     """Per-item results of the protocols (parquet), reusable by other protocols."""
-    return _profiled(data_dir() / "results")
+    return profiled(data_dir() / "results")
 
 
 def cache_dir() -> Path:
@@ -67,7 +67,7 @@ def cache_dir() -> Path:
 
 
 def figures_dir() -> Path:
-    return _profiled(project_root() / "figures")
+    return profiled(project_root() / "figures")
 
 
 def tables_dir() -> Path:
