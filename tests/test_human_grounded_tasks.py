@@ -338,3 +338,39 @@ def test_cut_to_window_keeps_formatting_and_the_models_tokens():
     assert word_tokenize(cut) == word_tokenize(text)[:7]
     with pytest.raises(ValueError, match="max_words"):
         hg.cut_to_window(text, 0)
+
+
+# ------------------------------------------------------------------ which explainers the tasks score
+def test_tasks_score_every_explainer_that_declares_an_attribution(monkeypatch):
+    from xaibench.explainers import local
+    from xaibench.explainers.base import ConceptExplainer, LocalExplainer, applicable
+
+    class NewLocal(LocalExplainer):
+        name = "new_local"
+
+        def __init__(self, seed: int = 42):
+            self.seed = seed
+
+        def explain(self, texts, targets=None):
+            return [Attribution(t, t.split(), np.ones(len(t.split())), 0) for t in texts]
+
+    class NewConcept(ConceptExplainer):
+        name = "new_concept"
+
+        def explain(self, queries):
+            return np.zeros((len(queries), 2))
+
+    reg = {**local.LOCAL_EXPLAINERS, "new_local": NewLocal, "new_concept": NewConcept}
+    assert applicable(reg, "attribution")[-1] == "new_local" and "new_concept" not in applicable(reg, "attribution")
+    assert applicable({"a": NewConcept(), "b": NewLocal()}, "concept_effect") == ["a"]
+    with pytest.raises(ValueError, match="attribution"):
+        applicable(reg, "heatmap")
+    monkeypatch.setattr(local, "LOCAL_EXPLAINERS", reg)
+    methods = hg.scorable_methods()
+    assert methods[:9] == list(hg.PAPER_METHODS) and "new_local" in methods and "new_concept" not in methods
+    # the new explainer goes through the tasks' explanation step without any edit to the protocol
+    out = hg.explain_texts(object(), ["a b", "c d e"], ["new_local"], fit_texts=[])
+    assert [a.tokens for a in out["new_local"].values()] == [["a", "b"], ["c", "d", "e"]]
+    assert hg.method_label("new_local") == "new_local" and hg.method_label("lrp_n") == "LRP (N)"
+    with pytest.raises(KeyError, match="new_concept"):
+        hg.make_paper_explainer("new_concept", object(), [])

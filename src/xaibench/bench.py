@@ -121,7 +121,7 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
     number of plain (batched, uncached) forward passes (target <= 2).
     """
     from .data.cebab import task_frame
-    from .explainers.local._common import proba_uncached
+    from .explainers.local import proba_uncached
     from .explainers.local.bench import bench_attribution
     from .models.cebab_training import train_cebab
     from .models.cnn import CNNClassifier

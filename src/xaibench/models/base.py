@@ -111,6 +111,11 @@ class Classifier(abc.ABC):
         return cache.cached_call(f"{self.fingerprint()}/proba", texts,
                                  lambda t: self._counted(self._predict_proba, t))
 
+    def predict_proba_uncached(self, texts: Sequence[str]) -> np.ndarray:
+        """Class probabilities computed now, bypassing the on-disk cache (counted in ``n_forward``):
+        for inputs used once, such as an explainer's perturbations."""
+        return self._counted(self._predict_proba, list(texts))
+
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         return self.predict_proba(texts).argmax(axis=1)
 
