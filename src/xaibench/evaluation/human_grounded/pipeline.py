@@ -86,6 +86,25 @@ def short_inputs(setup: Setup, n: int, min_tokens: int = 12) -> list[tuple[Any, 
     return chosen
 
 
+def input_table(setup: Setup, inputs: Sequence[tuple[Any, int]]) -> pd.DataFrame:
+    """The chosen inputs (:func:`short_inputs`): id, true and predicted class, the well-trained
+    CNN's probability of its prediction, and the text."""
+    names, model = setup.spec.class_names, setup.models["well"]
+    return pd.DataFrame([{"dataset": setup.dataset, "example_id": row.example_id, "true": names[int(row.label)],
+                          "predicted": names[p], "p": round(float(model.predict_proba([row.text])[0].max()), 2),
+                          "text": row.text} for row, p in inputs])
+
+
+def explanation_panels(setup: Setup, inputs: Sequence[tuple[Any, int]], explanations: Mapping[str, Mapping[str, Any]],
+                       methods: Sequence[str] = tuple(PAPER_METHODS)) -> list[tuple[dict[str, Any], str]]:
+    """Per input: ``({method label: Attribution}, title)``, for :func:`xaibench.viz.html_heatmap`
+    and :func:`xaibench.viz.heatmap_grid`.  ``explanations``: :func:`.methods.explain_texts` output."""
+    names = setup.spec.class_names
+    return [({method_label(m): explanations[m][row.text] for m in methods},
+             f"{setup.dataset} · {row.example_id} · predicted {names[p]} (true {names[int(row.label)]})")
+            for row, p in inputs]
+
+
 @dataclass
 class Selection:
     """The examples of one dataset's pool chosen for tasks 1-3 (frames of :mod:`.selection`)."""
@@ -207,6 +226,7 @@ def wide_scores(scores: pd.DataFrame, task: str, datasets: Sequence[str],
     return w.reindex(columns=[(d, c) for d in datasets for c in SUBSETS if (d, c) in w.columns])
 
 
-__all__ = ["QUICK_MAX_EPOCHS", "Setup", "prepare", "short_inputs", "Selection", "select_questions",
+__all__ = ["QUICK_MAX_EPOCHS", "Setup", "prepare", "short_inputs", "input_table", "explanation_panels", "Selection",
+           "select_questions",
            "selection_summary", "selection_counts", "build_questions", "make_readers", "result_tables",
            "score_agreement", "wide_scores"]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -116,4 +116,27 @@ def build_task3(dataset: str, pool: pd.DataFrame, sel: pd.DataFrame, expl: Mappi
     return qs
 
 
-__all__ = ["M_FRAGMENTS", "BuildReport", "build_task1", "build_task2", "build_task3"]
+def fragment_table(attributions: Mapping[str, Any], m: int = M_FRAGMENTS) -> pd.DataFrame:
+    """The top-``m`` evidence and counter-evidence fragments (`` | ``-joined) the survey would show,
+    one row per explanation of ``{row label: Attribution}``."""
+    from ...explainers.local import counter_evidence, evidence
+
+    return pd.DataFrame({"method": list(attributions),
+                         f"evidence (top {m})": [" | ".join(f.text for f in evidence(a, m)) for a in attributions.values()],
+                         f"counter-evidence (top {m})": [" | ".join(f.text for f in counter_evidence(a, m))
+                                                         for a in attributions.values()]})
+
+
+def example_questions(questions: Sequence[Question], dataset: str = "amazon",
+                      method: str = "lrp_n") -> dict[int, Question | None]:
+    """One question per task: of ``dataset`` and ``method`` when there is one, else the task's first
+    question; ``None`` for a task without questions."""
+    out: dict[int, Question | None] = {}
+    for t in (1, 2, 3):
+        cands = [q for q in questions if q.task == t]
+        out[t] = next((q for q in cands if q.dataset == dataset and q.method == method), cands[0] if cands else None)
+    return out
+
+
+__all__ = ["M_FRAGMENTS", "BuildReport", "build_task1", "build_task2", "build_task3", "fragment_table",
+           "example_questions"]

@@ -20,7 +20,6 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ...tables import aggregate_seeds
 from .answers import parse_answer
 from .methods import PAPER_METHODS
 from .readers import PARTICIPANTS
@@ -124,25 +123,25 @@ def participant_score_table(questions: Sequence[Question], answers: pd.DataFrame
     """The paper's score tables (task x dataset x method x subset) from several participants.
 
     ``ours`` = mean over participants of each participant's mean score, ``ours_std`` = sample std
-    of those per-participant means (NaN for one participant; :func:`xaibench.tables.aggregate_seeds`
-    with the participants as the seeds); ``paper`` = the human number.
+    of those per-participant means (NaN for one participant); ``paper`` = the human number.
+    (Not :func:`xaibench.tables.aggregate_seeds`: its grouped mean sums in another order and would
+    change the committed table in the last digit.)
     """
     if "participant_id" not in answers.columns:
         raise ValueError("answers need a participant_id column (one row per participant and question)")
     scored = score_answers(questions, answers)
-    keys = ["task", "dataset", "method", "subset"]
-    per, n_q = [], []  # one row per (group, participant): that participant's mean score
-    for key, sub in iter_subsets(scored):
-        m = sub.groupby("participant_id", sort=True)["score"].mean()
-        per.append(pd.DataFrame({**dict(zip(keys, key)), "participant_id": m.index, "score": m.to_numpy()}))
-        n_q.append({**dict(zip(keys, key)), "n_questions": int(sub["question_id"].nunique())})
+    rows = []
+    for (task, dataset, method, subset), sub in iter_subsets(scored):
+        per = sub.groupby("participant_id")["score"].mean()
+        rows.append({"task": task, "dataset": dataset, "method": method, "subset": subset,
+                     "participants": participants, "ours": float(per.mean()),
+                     "ours_std": float(per.std(ddof=1)) if len(per) > 1 else np.nan,
+                     "n_participants": int(len(per)), "n_questions": int(sub["question_id"].nunique())})
     cols = ["task", "dataset", "method", "subset", "participants", "ours", "ours_std", "paper",
             "n_participants", "n_questions"]
-    if not per:
+    if not rows:
         return pd.DataFrame(columns=cols)
-    table = aggregate_seeds(pd.concat(per, ignore_index=True), keys, value="score", seed_col="participant_id")
-    table = table.rename(columns={"n_seeds": "n_participants"}).merge(pd.DataFrame(n_q), on=keys)
-    table["participants"] = participants
+    table = pd.DataFrame(rows)
     table["paper"] = paper_scores(table)
     order = {m: i for i, m in enumerate(PAPER_METHODS)}
     table["_o"] = table["method"].map(order).fillna(len(order))
