@@ -31,8 +31,9 @@ def active_profile() -> str:
 
 
 def profiled(path: Path) -> Path:
-    # Outputs of smoke runs (profile != full) never overwrite the real ones: they go to
-    # reports/<profile>/... instead of figures/ and data/models/.
+    """``path`` (inside the project) for the active profile: itself in the full profile, else the
+    same place under ``reports/<profile>/``, so smoke runs never overwrite real outputs
+    (figures/, data/models/, data/results/, data/studies/)."""
     prof = active_profile()
     if prof == "full":
         return path

@@ -35,7 +35,6 @@ DATASETS: dict[str, DatasetSpec] = {
 }
 #: caps per split in the quick profile (smoke runs)
 QUICK_SIZES = {"train": 300, "dev": 60, "test": 150, "reader": 150}
-SPLITS = ("train", "dev", "test", "reader")
 
 
 def dataset_spec(dataset: str) -> DatasetSpec:
@@ -134,5 +133,5 @@ def split_table(splits: Mapping[str, Mapping[str, pd.DataFrame]]) -> pd.DataFram
     return out.fillna(0).astype({c: int for c in out.columns if c not in ("dataset", "split")})
 
 
-__all__ = ["DatasetSpec", "DATASETS", "QUICK_SIZES", "SPLITS", "dataset_spec", "split_frame", "cut_to_window",
+__all__ = ["DatasetSpec", "DATASETS", "QUICK_SIZES", "dataset_spec", "split_frame", "cut_to_window",
            "make_splits", "stratified_cap", "split_summary", "split_table"]
