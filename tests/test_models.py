@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from xaibench.cache import OutputCache
-from xaibench.models.registry import load_model
 from xaibench.models.logreg import LogRegClassifier
 from xaibench.models.lstm import LSTMAttentionClassifier
+from xaibench.models.registry import load_model
 from xaibench.models.transformer import TransformerClassifier
 
 POS = ["great food and lovely staff", "amazing pasta, great wine", "lovely place, great service",
@@ -106,3 +106,16 @@ def test_epoch_schedule_scales_the_paper_rule_and_floors_absa():
     assert scheduled_epochs(5061, full) == 1            # ABSA-sized set under the plain rule ...
     assert scheduled_epochs(5061, full, "absa") == 3    # ... but ABSA gets at least 3 epochs
     assert scheduled_epochs(5061, quick, "absa") == 1   # the profile's cap wins
+
+
+def test_cache_setter_and_uncached_forward(cache):
+    m = LogRegClassifier(2, seed=1, cache=None).fit(TEXTS, LABELS)
+    assert m.cache is None
+    m.cache = cache
+    assert m.cache is cache
+    p = m.predict_proba(TEXTS[:2])
+    n = m.n_forward
+    m.predict_proba(TEXTS[:2])
+    assert m.n_forward == n  # served by the cache
+    np.testing.assert_allclose(m.predict_proba_uncached(TEXTS[:2]), p)
+    assert m.n_forward == n + 2  # really recomputed
