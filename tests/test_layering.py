@@ -2,12 +2,12 @@
 
 Layers, low to high (a module may import its own layer and the layers below)::
 
-    0  foundation   io, paths, config, cache, device, utils, text, tables (no domain knowledge)
+    0  foundation   io, paths, config, cache, device, utils, text, tables, progress, nlp (no domain knowledge)
     1  data         loading, splitting and describing datasets
     2  models       classifiers, training
     3  explainers   the explainer interface and every explainer
     4  evaluation   protocols scoring explainers (CEBaB, human-grounded, agreement, ...)
-    5  top          survey (serves the human-grounded studies), bench, viz (plots of results)
+    5  top          survey (serves the human-grounded studies), bench, viz (plots of results), reports
 
 Every module of ``src/xaibench`` is parsed with :mod:`ast`; every ``import``/``from ... import``
 anywhere in it (function bodies and ``TYPE_CHECKING`` blocks included) is resolved to the
@@ -25,12 +25,12 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "xaibench"
 
 LAYERS: dict[str, int] = {
     "__init__": 0, "io": 0, "paths": 0, "config": 0, "cache": 0, "device": 0, "utils": 0, "text": 0,
-    "tables": 0, "resources": 0,
+    "tables": 0, "resources": 0, "progress": 0, "nlp": 0,
     "data": 1,
     "models": 2,
     "explainers": 3,
     "evaluation": 4,
-    "survey": 5, "bench": 5, "viz": 5,
+    "survey": 5, "bench": 5, "viz": 5, "reports": 5,
 }
 LAYER_NAMES = {0: "foundation", 1: "data", 2: "models", 3: "explainers", 4: "evaluation", 5: "top"}
 
