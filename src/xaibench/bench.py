@@ -89,8 +89,8 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
         from .cache import OutputCache
 
         cold = OutputCache(os.path.join(tmp, "cache.sqlite"))
-        clf._cache_opt = cold
-        absa.classifier._cache_opt = cold
+        clf.cache = cold
+        absa.classifier.cache = cold
         for name in runner.EXPLAINERS:
             t0 = time.time()
             per = runner.evaluate_one(clf, name, train, pairs, seed, absa)
@@ -121,7 +121,7 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
     number of plain (batched, uncached) forward passes (target <= 2).
     """
     from .data.cebab import task_frame
-    from .explainers.local._common import proba_uncached
+    from .explainers.local import proba_uncached
     from .explainers.local.bench import bench_attribution
     from .models.cebab_training import train_cebab
     from .models.cnn import CNNClassifier

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .base import Classifier
+from .registry import load_model
 
 
 def _labels() -> tuple[str, ...]:
@@ -67,4 +68,4 @@ class AspectSentimentModel:
 
     @classmethod
     def load(cls, folder: str | Path, cache=True) -> "AspectSentimentModel":
-        return cls(Classifier.load(folder, cache=cache))
+        return cls(load_model(folder, cache=cache))

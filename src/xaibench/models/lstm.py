@@ -14,8 +14,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..text import word_tokenize
 from .base import VocabTorchClassifier
-from .embeddings import Vocab, glove_vectors, word_tokenize
+from .embeddings import Vocab, glove_vectors
 from .training import TrainConfig, train_loop
 
 

@@ -27,7 +27,8 @@ from typing import Callable, Iterable
 from urllib.parse import parse_qs, quote
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from ..evaluation.human_grounded import Question, Study, StudyError, answer_options, parse_answer
+from ..evaluation.human_grounded.answers import answer_options, parse_answer
+from ..evaluation.human_grounded.study import Question, Study, StudyError
 from .storage import ResponseStore
 
 COOKIE = "xaibench_pid"

@@ -96,7 +96,7 @@ class CausaLMExplainer(FittedConceptExplainer):
     def _adversarial(self, aspect: str, texts: list[str], y_tc: np.ndarray, y_cc: np.ndarray, d: int):
         import torch
 
-        from ...models.training import _length_bucketed_batches
+        from ...models.training import length_bucketed_batches as _length_bucketed_batches
         from ...utils import progress, set_seed
 
         set_seed(self.seed)
