@@ -146,9 +146,9 @@ class CNNClassifier(VocabTorchClassifier):
 
     def chars_read(self, text: str) -> int:
         """The model reads the first ``max_len`` words (:meth:`words`): ``text[:chars_read(text)]``."""
-        from .embeddings import words_end
+        from ..text import cut_to_words
 
-        return words_end(text, self.max_len)
+        return len(text) if len(word_tokenize(text)) <= self.max_len else len(cut_to_words(text, self.max_len))
 
     def encode(self, texts: Sequence[str]):
         """``(ids, mask)``: padded to the longest text of the batch and to at least the widest filter."""

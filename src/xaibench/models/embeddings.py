@@ -75,15 +75,3 @@ class Vocab:
 
     def encode(self, tokens: Sequence[str]) -> list[int]:
         return [self.stoi.get(t, 1) for t in tokens]
-
-
-def words_end(text: str, n: int) -> int:
-    """Character offset just after the ``n``-th word of :func:`word_tokenize` (``len(text)`` when the
-    text has at most ``n`` words): ``word_tokenize(text[:words_end(text, n)]) == word_tokenize(text)[:n]``."""
-    toks = word_tokenize(text, lower=False)
-    if len(toks) <= n:
-        return len(text)
-    end = 0
-    for tok in toks[:n]:  # tokens follow each other with only whitespace between them
-        end = text.index(tok, end) + len(tok)
-    return end

@@ -101,9 +101,9 @@ class LSTMAttentionClassifier(VocabTorchClassifier):
 
     def chars_read(self, text: str) -> int:
         """The model reads the first ``max_length`` words: ``text[:chars_read(text)]``."""
-        from .embeddings import words_end
+        from ..text import cut_to_words
 
-        return words_end(text, self.max_length)
+        return len(text) if len(word_tokenize(text)) <= self.max_length else len(cut_to_words(text, self.max_length))
 
     @property
     def embedding_layer(self):
