@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..utils import progress, set_seed
+from ..progress import progress
+from ..utils import set_seed
 
 
 @dataclass
