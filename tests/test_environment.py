@@ -62,3 +62,14 @@ def test_environment_yml_names_the_pins_of_pyproject():
 def test_pyproject_pins_every_dependency_exactly():
     loose = [pin for pin in _pyproject_pins().values() if "==" not in pin]
     assert not loose, f"pyproject.toml dependencies must be exact pins (NAME==VERSION): {loose}"
+
+
+def test_licence_is_an_spdx_string_with_its_file():
+    """A TOML-table licence makes setuptools >= 77 print a deprecation warning on every build."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = data["project"]
+    assert isinstance(project.get("license"), str), 'use an SPDX string: license = "MIT"'
+    for pattern in project.get("license-files", []):
+        assert list(ROOT.glob(pattern)), f"license-files names {pattern}, which does not exist"
+    setuptools = [r for r in data["build-system"]["requires"] if _name(r) == "setuptools"]
+    assert setuptools and "==" in setuptools[0], "pin the build backend (setuptools==X, >= 77 for SPDX licences)"

@@ -90,3 +90,14 @@ def test_all_records_its_cost_and_reports_are_finalized():
 def test_test_target_prints_what_it_runs():
     line = next(li for li in _make("-n", "-B", "test").splitlines() if "pytest" in li)
     assert " -v" in line and "--durations" in line
+
+
+def test_readme_names_only_real_targets_and_two_setup_commands():
+    readme = (ROOT / "README.md").read_text()
+    targets = set(re.findall(r"^([a-zA-Z_-]+):", MAKEFILE, flags=re.M))
+    for name in set(re.findall(r"`make ([a-z][a-z_-]*)", readme)):
+        assert name in targets, f"README mentions `make {name}`, which the Makefile does not define"
+    setup = re.search(r"## Set-up and use\s+```bash\n(.*?)```", readme, flags=re.S)
+    assert setup, "README needs its set-up block"
+    commands = [li.split("#")[0].strip() for li in setup.group(1).splitlines() if li.split("#")[0].strip()]
+    assert commands == ["make all", "make test"]

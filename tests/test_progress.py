@@ -114,3 +114,19 @@ def test_executed_notebook_has_banner_lines_and_no_bar_litter(tmp_path, monkeypa
     streams = "".join(o.text for o in outputs if o.output_type == "stream")
     assert streams.startswith("outer: 3/3 done") and "inner" not in streams
     assert not any(s in streams for s in ("\r", "\x1b", "IProgress", "%|"))
+
+
+def test_importing_xaibench_in_a_kernel_silences_tqdm_auto(tmp_path, monkeypatch):
+    """tqdm.auto (used by huggingface_hub) warns "IProgress not found" in a kernel without ipywidgets."""
+    import nbformat
+    import papermill as pm
+
+    monkeypatch.delenv("XAIBENCH_QUIET", raising=False)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import xaibench\nfrom tqdm.auto import tqdm\nprint('imported')")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src, out = tmp_path / "nb.ipynb", tmp_path / "out.ipynb"
+    nbformat.write(nb, src)
+    pm.execute_notebook(str(src), str(out), kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    streams = "".join(o.text for o in nbformat.read(out, as_version=4).cells[0].outputs if o.output_type == "stream")
+    assert streams == "imported\n"

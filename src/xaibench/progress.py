@@ -12,8 +12,9 @@
 * ``XAIBENCH_QUIET=1`` (the test suite) silences both.
 
 ``XAIBENCH_PROGRESS=bar|text|off`` overrides the automatic choice (``auto``, the default).
-Entering a kernel also turns off the bars of Hugging Face libraries (model loading, datasets),
-see :func:`quiet_library_bars`.
+Importing :mod:`xaibench` inside a kernel calls :func:`quiet_kernel_output`: it turns off the bars of
+the Hugging Face libraries (model loading, datasets) and tqdm's "IProgress not found" warning
+(``tqdm.auto`` wants ipywidgets in a kernel; the project draws no widgets).
 """
 from __future__ import annotations
 
@@ -61,6 +62,16 @@ def quiet_library_bars() -> None:
         hf_logging.disable_progress_bar()
     if "datasets" in sys.modules:
         sys.modules["datasets"].disable_progress_bars()
+
+
+def quiet_kernel_output() -> None:
+    """In a kernel: no library progress bars, no tqdm "IProgress not found" (see module docstring)."""
+    if not in_kernel():
+        return
+    import warnings
+
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    quiet_library_bars()
 
 
 def _seconds(s: float) -> str:
