@@ -63,3 +63,16 @@ def torch_device():
         raise RuntimeError("XAIBENCH_DEVICE=cuda but torch sees no CUDA device; unset it or use "
                            "XAIBENCH_DEVICE=cpu")
     return torch.device("cpu")
+
+
+def place(module):
+    """Move ``module`` (an ``nn.Module``) to :func:`torch_device` and return it."""
+    return module.to(torch_device())
+
+
+def module_device(module):
+    """The device of ``module``'s first parameter (CPU for a module without parameters)."""
+    import torch
+
+    p = next(iter(module.parameters()), None) if module is not None else None
+    return p.device if p is not None else torch.device("cpu")

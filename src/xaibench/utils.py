@@ -1,4 +1,4 @@
-"""Small shared helpers: seeding, hashing, progress bars."""
+"""Small shared helpers: seeding, hashing (progress bars: :mod:`xaibench.progress`)."""
 from __future__ import annotations
 
 import hashlib
@@ -6,6 +6,8 @@ import os
 import random
 
 import numpy as np
+
+from .progress import progress  # noqa: F401  (the older import path of the one progress helper)
 
 
 def set_seed(seed: int) -> None:
@@ -80,12 +82,3 @@ def sha256_file(path, chunk: int = 1 << 20) -> str:
         for block in iter(lambda: fh.read(chunk), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def progress(iterable=None, **kw):
-    """tqdm progress bar that is quiet when XAIBENCH_QUIET=1 (tests)."""
-    from tqdm.auto import tqdm
-
-    kw.setdefault("disable", os.environ.get("XAIBENCH_QUIET") == "1")
-    kw.setdefault("mininterval", 2.0)
-    return tqdm(iterable, **kw)

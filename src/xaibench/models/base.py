@@ -171,6 +171,13 @@ class TorchTextClassifier(Classifier):
         """The token-embedding ``nn.Module`` (input of captum's layer attributions)."""
 
     @property
+    def device(self) -> Any:
+        """Where the module lives (``XAIBENCH_DEVICE``, :mod:`xaibench.device`); ``encode`` puts inputs there."""
+        from ..device import module_device
+
+        return module_device(self.module)
+
+    @property
     def head(self) -> Any:
         """``nn.Module`` mapping phi(x) (as returned by :meth:`embed`) to logits."""
         return self.module.head

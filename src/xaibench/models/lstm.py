@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..device import place
 from ..text import word_tokenize
 from .base import VocabTorchClassifier
 from .embeddings import Vocab, glove_vectors
@@ -94,6 +95,7 @@ class LSTMAttentionClassifier(VocabTorchClassifier):
         ids = torch.zeros((len(seqs), n), dtype=torch.long)
         for i, s in enumerate(seqs):
             ids[i, : len(s)] = torch.as_tensor(s)
+        ids = ids.to(self.device)
         return ids, (ids != 0).long()
 
     def tokens(self, text: str) -> list[str]:
@@ -120,14 +122,14 @@ class LSTMAttentionClassifier(VocabTorchClassifier):
             for t in texts:
                 ids, mask = self.encode([t])
                 a, _, _ = self.module.attention(ids, mask)
-                out.append(a[0].numpy())
+                out.append(a[0].cpu().numpy())
         return out
 
     def _make_module(self, emb: np.ndarray | None):
         from ..utils import set_seed
 
         set_seed(self.seed)
-        self.module = _build_module(len(self.vocab), emb, self.hidden, self.n_classes, self.dropout)
+        self.module = place(_build_module(len(self.vocab), emb, self.hidden, self.n_classes, self.dropout))
         self.module.eval()
 
     def _fit(self, texts, labels, dev_texts, dev_labels):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 
+from ..device import place
 from .base import TorchTextClassifier
 from .training import TrainConfig, train_loop
 
@@ -113,7 +114,7 @@ class TransformerClassifier(TorchTextClassifier):
 
         set_seed(seed)  # the head's initialisation depends on it
         self.tokenizer = _tokenizer(checkpoint)
-        self.module = _build_module(checkpoint, n_classes, dropout, tiny=tiny)
+        self.module = place(_build_module(checkpoint, n_classes, dropout, tiny=tiny))
         self.module.eval()
 
     def config(self) -> dict[str, Any]:
@@ -125,7 +126,7 @@ class TransformerClassifier(TorchTextClassifier):
     def encode(self, texts: Sequence[str]):
         enc = self.tokenizer(list(texts), padding="longest", truncation=True, max_length=self.max_length,
                              return_tensors="pt")
-        return enc["input_ids"], enc["attention_mask"]
+        return enc["input_ids"].to(self.device), enc["attention_mask"].to(self.device)
 
     def tokens(self, text: str) -> list[str]:
         ids, _ = self.encode([text])
