@@ -82,7 +82,7 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
 
     clf = train_cebab(model, task, "exclusive", seed, profile="full").model  # the real model
     absa = train_cebab("minilm", "absa", "exclusive", 42, profile="full").model
-    train, pairs = runner.fit_data(get_profile("full"), seed)
+    train, pairs = runner.fit_data(get_profile("full"), seed, task)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         # cold cache: every text an explainer needs is computed here, once

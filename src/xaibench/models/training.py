@@ -30,7 +30,7 @@ class TrainConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _length_bucketed_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+def length_bucketed_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Shuffle, then sort by length inside pools of 50 batches, then shuffle the batches."""
     perm = rng.permutation(len(lengths))
     pool = batch_size * 50
@@ -78,7 +78,7 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
     for epoch in range(cfg.epochs):
         module.train()
         total, seen = 0.0, 0
-        batches = _length_bucketed_batches(lengths, cfg.batch_size, rng)
+        batches = length_bucketed_batches(lengths, cfg.batch_size, rng)
         for idx in progress(batches, desc=f"{desc} epoch {epoch + 1}/{cfg.epochs}", leave=False):
             ids, mask = encode([texts[i] for i in idx])
             y = torch.as_tensor(labels[idx], dtype=torch.long)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._common import proba_lookup
 from .baselines import ApproxExplainer, CONEXPExplainer, RandomExplainer, SLearnerExplainer
 from .causalm import CausaLMExplainer
 from .conceptshap import ConceptSHAPExplainer, completeness_score, shapley_values
@@ -64,5 +65,5 @@ def make_concept_explainer(name: str, **kwargs: Any):
 __all__ = [
     "CONCEPT_EXPLAINERS", "USES_ASPECT_PREDICTOR", "make_concept_explainer", "RandomExplainer", "ApproxExplainer",
     "CONEXPExplainer", "SLearnerExplainer", "TCAVExplainer", "ConceptSHAPExplainer", "INLPExplainer",
-    "CausaLMExplainer", "INLPResult", "inlp_projection", "shapley_values", "completeness_score",
+    "CausaLMExplainer", "INLPResult", "proba_lookup", "inlp_projection", "shapley_values", "completeness_score",
 ]

@@ -9,7 +9,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 import pandas as pd
 
-from ...evaluation.cebab import ASPECTS, CONCEPT_VALUES, proba_lookup, task_label
+from ...data.cebab import ASPECTS, CONCEPT_VALUES, task_label
 from ..base import ConceptExplainer
 
 VALUE_CODE = {v: i for i, v in enumerate(CONCEPT_VALUES)}  # Negative 0, unknown 1, Positive 2
@@ -26,12 +26,12 @@ class AspectPredictor(Protocol):
 def check_queries(queries: pd.DataFrame, need: Sequence[str] = ("text", "aspect", "cf_value")) -> pd.DataFrame:
     """Validate an explain() query frame; accepts ``base_text`` for ``text``; refuses cf leakage."""
     if not isinstance(queries, pd.DataFrame):
-        raise TypeError(f"queries must be a pandas DataFrame (use evaluation.cebab.make_queries(pairs)); "
+        raise TypeError(f"queries must be a pandas DataFrame (use xaibench.evaluation.cebab.make_queries(pairs)); "
                         f"got {type(queries).__name__}")
     leaked = [c for c in queries.columns if c.startswith("cf_") and c != "cf_value"]
     if leaked:
         raise ValueError(f"queries contain counterfactual-side columns {leaked}; explainers may only see the "
-                         "base side and cf_value -- build them with evaluation.cebab.make_queries(pairs)")
+                         "base side and cf_value -- build them with xaibench.evaluation.cebab.make_queries(pairs)")
     q = queries
     if "text" not in q.columns and "base_text" in q.columns:
         q = q.rename(columns={"base_text": "text"})
@@ -137,6 +137,17 @@ def query_seed(seed: int, *parts: Any) -> np.random.Generator:
     """A generator seeded by ``seed`` and the query's content (order/batch independent)."""
     key = zlib.crc32("\x1f".join(str(p) for p in parts).encode("utf-8"))
     return np.random.default_rng([int(seed), int(key)])
+
+
+def proba_lookup(model: Any, texts: Sequence[str]) -> np.ndarray:
+    """``model.predict_proba`` for ``texts``, computing each distinct text once (one batched call)."""
+    texts = list(texts)
+    uniq = list(dict.fromkeys(texts))
+    if not uniq:
+        return np.zeros((0, model.n_classes), dtype=np.float64)
+    probs = np.asarray(model.predict_proba(uniq), dtype=np.float64)
+    index = {t: i for i, t in enumerate(uniq)}
+    return probs[[index[t] for t in texts]]
 
 
 def embed(model: Any, texts: Sequence[str]) -> np.ndarray:
