@@ -16,9 +16,10 @@ import pandas as pd
 from ..tables import aggregate_seeds
 from . import cebab as cb
 
-FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine.png", "Figure 10"),
-                    "normdiff": ("cebab_fig11_icace_normdiff.png", "Figure 11"),
-                    "l2": ("cebab_fig12_icace_l2.png", "Figure 12")}
+#: metric -> (figure file name without .png, the paper's figure)
+FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine", "Figure 10"),
+                    "normdiff": ("cebab_fig11_icace_normdiff", "Figure 11"),
+                    "l2": ("cebab_fig12_icace_l2", "Figure 12")}
 TASK_ORDER = ("binary", "ternary", "5-way")
 
 

@@ -48,6 +48,21 @@ CAUSALM_BASELINES = ("factual", "explained")
 #: population std over seeds, as the paper's "±" (stated in every table note)
 SEED_DDOF = 0
 STD_NOTE = "ours_std: population std over seeds (ddof=0), as the paper's ±"
+#: the models notebook 20 runs by default; a run over other models names its tables after them
+DEFAULT_MODELS = ("minilm", "lstm")
+
+
+def name_suffix(models: Sequence[str]) -> str:
+    """``''`` for the default model set, else ``'_<model>_<model>'``: tables and figures of a run over
+    other models never overwrite those of the full run."""
+    return "" if list(models) == list(DEFAULT_MODELS) else "_" + "_".join(models)
+
+
+def table_title(what: str, models: Sequence[str], n_seeds: int, extra: str = "") -> str:
+    """Title of a notebook-20 table: paper, table, models, seeds, convention and the std note."""
+    return (f"CEBaB (Abraham et al. 2022) {what}; models: {', '.join(models)}; up to {n_seeds} seeds{extra}. "
+            f"Convention {CONVENTION} (per-task pairs and fit rows, CausaLM vs the factual model, ICaCE rounded "
+            f"to 4 decimals); {STD_NOTE}")
 
 
 def result_name(explainer: str, causalm_baseline: str = "factual") -> str:
@@ -104,8 +119,10 @@ def fit_explainers(model: Any, train: pd.DataFrame, names: Sequence[str], seed: 
     """Fit each explainer of ``names`` on ``train`` for ``model`` (notebook 10)."""
     from ..explainers.concept import make_concept_explainer
 
+    names = list(names)
+    loop = progress(names, desc="fit explainers") if len(names) > 1 else names
     return {n: make_concept_explainer(n, **explainer_kwargs(n, seed, aspect_predictor, quick, causalm_baseline))
-            .fit(model, train) for n in progress(list(names), desc="fit explainers")}
+            .fit(model, train) for n in loop}
 
 
 def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame, seed: int,
@@ -191,7 +208,12 @@ def _n_pairs(per_pair: pd.DataFrame, keys: list[str]) -> pd.Series:
     """Evaluation pairs per key: the per-seed count (equal across seeds in the full profile; the
     mean is shown otherwise)."""
     per_seed = per_pair.groupby(keys + ["seed"]).size()
-    return per_seed.groupby(keys).mean()
+    return per_seed.groupby(keys).mean().map(_count)
+
+
+def _count(v: float) -> float | int:
+    """A mean count as an int when it is whole (every seed had the same pairs)."""
+    return int(v) if float(v).is_integer() else float(v)
 
 
 def icace_error_table(per_pair: pd.DataFrame, rounding: int | None | str = "stored") -> pd.DataFrame:
@@ -239,7 +261,7 @@ def cace_paper_table(models_by_seed: dict[int, Any], pairs: pd.DataFrame, model_
         rows.append(t)
     per_seed = pd.concat(rows, ignore_index=True)
     agg = aggregate_seeds(per_seed, ["aspect", "direction"], value="cace", ddof=SEED_DDOF)
-    n_pairs = per_seed.groupby(["aspect", "direction"], sort=False)["n_pairs"].mean()
+    n_pairs = per_seed.groupby(["aspect", "direction"], sort=False)["n_pairs"].mean().map(_count)
     agg["n_pairs"] = [n_pairs.get((a, d)) for a, d in zip(agg["aspect"], agg["direction"])]
     # Table 4 prints bert-base-uncased only: every model is compared with it
     agg["model"], agg["paper_model"] = model_name, "bert-base-uncased"
@@ -306,3 +328,22 @@ def explainer_checks(explainers: dict[str, Any], model: str, task: str, seed: in
                            "aspect": a, "ours": h["adversarial"][-1]["adversary_acc"] if h["adversarial"] else np.nan,
                            "note": f"control concept: {c.control_[a]}; baseline: {c.baseline} model"})
     return pd.DataFrame(checks).assign(ours_std=np.nan, paper=np.nan, model=model, task=task, seed=seed)
+
+
+def estimate_examples(model: Any, explainers: dict[str, Any], pairs: pd.DataFrame, n_show: int = 6) -> pd.DataFrame:
+    """Notebook 10: the true ICaCE and every explainer's estimate on one pair per direction (first
+    ``n_show``), one row per (pair, method), one column per class."""
+    show = pairs.groupby("direction", group_keys=False).head(1).head(n_show).reset_index(drop=True)
+    vectors = {"TRUE": cb.true_icace(model, show)}
+    queries = cb.make_queries(show)
+    vectors.update({name: e.explain(queries) for name, e in explainers.items()})
+    rows = [{"pair": i, "aspect": r.aspect, "direction": r.direction, "method": name,
+             **{f"class {k}": v for k, v in enumerate(vec[i])}}
+            for name, vec in vectors.items() for i, r in show.iterrows()]
+    return pd.DataFrame(rows).set_index(["pair", "aspect", "direction", "method"]).sort_index(level="pair", sort_remaining=False)
+
+
+def summarize_explainers(model: Any, explainers: dict[str, Any], pairs: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 10: ICaCE-Error per fitted explainer and distance on ``pairs`` (one run)."""
+    return pd.concat([cb.summarize(cb.evaluate_explainer(model, e, pairs)).assign(method=name)
+                      for name, e in explainers.items()], ignore_index=True)
