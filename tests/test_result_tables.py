@@ -104,3 +104,24 @@ def test_metric_grid_and_per_aspect_figures_draw(tmp_path):
     pp = _per_pair().assign(aspect="food")
     g2 = cebab_plots.plot_per_aspect(cebab_plots.per_aspect_table(pp), "minilm", "5-way", runner.EXPLAINERS)
     assert set(g2.axes_dict) == {"cosine", "l2", "normdiff"}
+
+
+def test_result_store_keys_on_the_convention(tmp_path, monkeypatch):
+    """Results of an older convention (data/results/cebab/<model>/...) are never read back."""
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    from xaibench import paths
+
+    per = pd.DataFrame({"split": "test", "aspect": "food", "explainer": "random", "l2": [0.5],
+                        "icace": [np.array([0.1, -0.1])], "estimate": [np.array([0.0, 0.0])]})
+    old = paths.results_dir() / "cebab" / "lstm" / "5-way" / "seed42" / "random.parquet"
+    old.parent.mkdir(parents=True)
+    per.assign(icace=[[0.1, -0.1]], estimate=[[0.0, 0.0]]).to_parquet(old)
+    assert runner.load_results(["lstm"], ["5-way"], [42], ["random"]).empty
+    dest = runner.save_result(per, "lstm", "5-way", 42, "random")
+    assert runner.CONVENTION in dest.parts and dest != old
+    back = runner.load_results(["lstm"], ["5-way"], [42], ["random"])
+    assert len(back) == 1 and back["convention"].iloc[0] == runner.CONVENTION
+    # the explained-model CausaLM variant is stored beside, never instead of, the factual one
+    assert runner.result_path("lstm", "5-way", 42, "causalm", causalm_baseline="explained").name == \
+        "causalm@explained.parquet"
+    assert runner.result_path("lstm", "5-way", 42, "causalm").name == "causalm.parquet"
