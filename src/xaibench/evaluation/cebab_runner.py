@@ -271,14 +271,31 @@ def cace_paper_table(models_by_seed: dict[int, Any], pairs: pd.DataFrame, model_
                 "n_pairs"]]
 
 
-def cace_tables(models: Sequence[str], seeds: Sequence[int], profile: str | Profile = "full") -> pd.DataFrame:
-    """Table 4 for every model of ``models`` (5-way, trained models of notebook 02)."""
+def is_trained(model: str, task: str, seed: int, profile: str | Profile = "full") -> bool:
+    """Whether notebook 02 has saved the (model, task, seed) classifier for ``profile``."""
+    import json
+
+    from ..models.zoo import model_dir
+
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    path = model_dir("cebab", model, task, "exclusive", seed) / "metrics.json"
+    return path.exists() and json.loads(path.read_text()).get("profile") == prof.name
+
+
+def cace_tables(models: Sequence[str], seeds: Sequence[int], profile: str | Profile = "full",
+                train_missing: bool = True) -> pd.DataFrame:
+    """Table 4 for every model of ``models`` (5-way, trained models of notebook 02); with
+    ``train_missing=False`` only the seeds already trained enter (``n_seeds`` says how many)."""
     from ..models.cebab_training import train_cebab
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     pairs = fit_data(prof, seeds[0], "5-way")[1]
-    out = [cace_paper_table({s: train_cebab(m, "5-way", "exclusive", s, profile=prof).model for s in seeds}, pairs, m)
-           for m in models]
+    out = []
+    for m in models:
+        use = [s for s in seeds if train_missing or is_trained(m, "5-way", s, prof)]
+        if use:
+            out.append(cace_paper_table({s: train_cebab(m, "5-way", "exclusive", s, profile=prof).model for s in use},
+                                        pairs, m))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
