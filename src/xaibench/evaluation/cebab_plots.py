@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..tables import aggregate_seeds
 from . import cebab as cb
+from .cebab_runner import seeds_label
 
 #: metric -> (figure file name without .png, the paper's figure)
 FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine", "Figure 10"),
@@ -48,8 +49,9 @@ def best_index(values: Sequence[float], lower_is_better: bool = True) -> int | N
     return int(np.nanargmin(v) if lower_is_better else np.nanargmax(v))
 
 
-def _seeds(n: int) -> str:
-    return f"{n} seed" + ("s" if n != 1 else "")
+def _seeds(n_seeds) -> str:
+    """'5 seeds' / '3-5 seeds' from an int or a column of per-cell seed counts."""
+    return seeds_label([n_seeds] if isinstance(n_seeds, (int, np.integer)) else n_seeds)
 
 
 def _order(explainers: Sequence[str], present: set[str]) -> list[str]:
@@ -85,9 +87,8 @@ def plot_per_aspect(table: pd.DataFrame, model: str, task: str = "5-way", explai
         ax.set_title(metric)
         ax.set_xlabel("")
     g.set_axis_labels("", "ICaCE-Error")
-    n_seeds = int(sub["n_seeds"].max())
     g.figure.suptitle(f"CEBaB (Abraham et al. 2022) Figure 2: ICaCE-Error per aspect, {model}, {task} task, "
-                      f"{_seeds(n_seeds)} (mean ± population std; ★ best)", y=1.03)
+                      f"{_seeds(sub['n_seeds'])} (mean ± population std; ★ best)", y=1.03)
     return g
 
 
@@ -120,12 +121,11 @@ def plot_metric_grid(t10: pd.DataFrame, metric: str, explainers: Sequence[str] =
             ax.text(b, top + 0.02, "★", ha="center", fontsize=13)
         ax.tick_params(axis="x", rotation=60)
         pm = d["paper_model"].dropna().iloc[0] if d["paper_model"].notna().any() else "?"
-        ax.set_title(f"{mdl} · {task} (paper: {pm})", fontsize=9)
+        ax.set_title(f"{mdl} · {task} (paper: {pm}; {_seeds(d['n_seeds'])})", fontsize=9)
     g.set_axis_labels("", f"ICaCE-Error ({metric})")
     fig_name = FIGURE_OF_METRIC.get(metric, ("", "Figure"))[1]
-    n_seeds = int(sub["n_seeds"].max())
     g.figure.suptitle(f"CEBaB (Abraham et al. 2022) {fig_name} / Table 10: ICaCE-Error ({metric}), every task, "
-                      f"{_seeds(n_seeds)} (bars: ours ± population std; red: paper; ★ our best)", y=1.02)
+                      f"{_seeds(sub['n_seeds'])} (bars: ours ± population std; red: paper; ★ our best)", y=1.02)
     return g
 
 
@@ -160,7 +160,7 @@ def plot_table4(t4: pd.DataFrame):
     _bars_with_errors(long, list(dict.fromkeys(d["cell"])), ax)
     ax.axhline(0, c="k", lw=0.8)
     ax.set_ylabel("CaCE (stars)")
-    ax.set_title(f"CEBaB (Abraham et al. 2022) Table 4: CaCE, 5-way task, {_seeds(int(t4['n_seeds'].max()))} "
+    ax.set_title(f"CEBaB (Abraham et al. 2022) Table 4: CaCE, 5-way task, {_seeds(t4['n_seeds'])} "
                  "(ours ± population std; paper ± std)", fontsize=10)
     fig.tight_layout()
     return fig
@@ -180,8 +180,8 @@ def plot_model_performance(table: pd.DataFrame):
     _bars_with_errors(long, list(dict.fromkeys(plot["cell"])), ax)
     ax.set_ylabel("macro-F1")
     ax.set_ylim(0, 1)
-    ax.set_title(f"CEBaB (Abraham et al. 2022) Table 8: classifier macro-F1, every task, up to "
-                 f"{_seeds(int(plot['n_seeds'].max()))} (ours ± std over seeds)", fontsize=10)
+    ax.set_title(f"CEBaB (Abraham et al. 2022) Table 8: classifier macro-F1, every task, "
+                 f"{_seeds(plot['n_seeds'])} (ours ± sample std over seeds)", fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -58,9 +58,20 @@ def name_suffix(models: Sequence[str]) -> str:
     return "" if list(models) == list(DEFAULT_MODELS) else "_" + "_".join(models)
 
 
-def table_title(what: str, models: Sequence[str], n_seeds: int, extra: str = "") -> str:
-    """Title of a notebook-20 table: paper, table, models, seeds, convention and the std note."""
-    return (f"CEBaB (Abraham et al. 2022) {what}; models: {', '.join(models)}; up to {n_seeds} seeds{extra}. "
+def seeds_label(n_seeds: Sequence[int] | pd.Series) -> str:
+    """``'5 seeds'`` or, when cells differ, ``'3-5 seeds'`` (from a table's ``n_seeds``)."""
+    vals = [int(v) for v in pd.Series(n_seeds).dropna()]
+    if not vals:
+        return "no seeds"
+    lo, hi = min(vals), max(vals)
+    return f"{hi} seed{'s' if hi != 1 else ''}" if lo == hi else f"{lo}-{hi} seeds"
+
+
+def table_title(what: str, models: Sequence[str], table: pd.DataFrame, extra: str = "") -> str:
+    """Title of a notebook-20 table: paper, table, models, seeds (from ``table.n_seeds``),
+    convention and the std note."""
+    seeds = seeds_label(table["n_seeds"]) if "n_seeds" in table.columns and len(table) else "no results"
+    return (f"CEBaB (Abraham et al. 2022) {what}; models: {', '.join(models)}; {seeds} per cell{extra}. "
             f"Convention {CONVENTION} (per-task pairs and fit rows, CausaLM vs the factual model, ICaCE rounded "
             f"to 4 decimals); {STD_NOTE}")
 
