@@ -1,7 +1,7 @@
 """Concept-based explainers evaluated on CEBaB (Abraham et al., 2022, Section 4).
 
 Every class subclasses :class:`xaibench.explainers.base.ConceptExplainer`:
-``fit(model, train_exclusive_frame)`` then ``explain(queries) -> (n, n_classes)`` ICaCE estimates,
+``fit(model, fit_rows)`` -- the task's cleaned train_exclusive rows, :func:`xaibench.data.cebab.fit_frame` -- then ``explain(queries) -> (n, n_classes)`` ICaCE estimates,
 where ``queries`` come from :func:`xaibench.evaluation.cebab.make_queries` (base side + ``cf_value``).
 
 ========================  ===================================================================

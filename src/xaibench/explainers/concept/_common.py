@@ -50,14 +50,15 @@ def check_queries(queries: pd.DataFrame, need: Sequence[str] = ("text", "aspect"
 
 
 def check_data(data: pd.DataFrame, need_aspects: bool = True) -> pd.DataFrame:
-    """Validate the fit() frame (train_exclusive rows: ``text`` + ``{aspect}_majority`` [+ ``label``])."""
+    """Validate the fit() frame (the task's train_exclusive rows from :func:`xaibench.data.cebab.fit_frame`:
+    ``text`` + ``{aspect}_majority`` [+ ``label`` / ``task_label``])."""
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"fit data must be the CEBaB train_exclusive DataFrame; got {type(data).__name__}")
     need = ["text"] + ([f"{a}_majority" for a in ASPECTS] if need_aspects else [])
     missing = [c for c in need if c not in data.columns]
     if missing:
-        raise ValueError(f"fit data lacks column(s) {missing}; pass xaibench.data.cebab.load_cebab() rows of the "
-                         "train_exclusive split")
+        raise ValueError(f"fit data lacks column(s) {missing}; pass the task's rows from "
+                         "xaibench.data.cebab.fit_frame(task)")
     if len(data) == 0:
         raise ValueError("fit data is empty")
     return data.reset_index(drop=True)
@@ -314,7 +315,7 @@ class FittedConceptExplainer(ConceptExplainer):
 
     def _require_fit(self) -> None:
         if not getattr(self, "_fitted", False):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call .fit(model, train_exclusive_frame) first")
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call .fit(model, xaibench.data.cebab.fit_frame(task)) first")
 
 
 __all__ = [
