@@ -363,7 +363,7 @@ THREE_STAR = "000001_000002"  # dev, food edit A2: review 3 stars, food unknown
 
 
 def test_task_pairs_drop_three_star_texts_for_binary_only(mini):
-    """A2 (3 stars) is in 4 dev pairs (A0<->A2, A1<->A2, A3<->A2 both ways... = 6 with A0); it has no
+    """A2 (3 stars) pairs with A0, A1 and A3 (food edits), both ways: 6 of the 14 dev pairs.  It has no
     binary class, so every pair touching it leaves the binary pair set; 5-way and ternary keep it."""
     pairs = C.edit_pairs("dev", mini)
     touches = (pairs["base_id"] == THREE_STAR) | (pairs["cf_id"] == THREE_STAR)
@@ -400,3 +400,14 @@ def test_vocabulary_has_one_order():
         C.task_label([5], 5)
     with pytest.raises(ValueError, match="2, 3 or 5"):
         C.task_label([1], 4)
+
+
+@pytest.mark.skipif(_real_root() is None, reason="CEBaB raw data not fetched (make data)")
+def test_real_pairs_and_fit_rows_per_task():
+    """Test pairs and explainer fit rows per task on the real data (the n_pairs of Tables 4 and 10)."""
+    df = C.load_cebab(root=_real_root())
+    pairs = C.edit_pairs("test", df)
+    assert {t: len(C.task_pairs(pairs, t)) for t in C.TASKS} == {"binary": 2294, "ternary": 3958, "5-way": 3958}
+    fit = {t: C.fit_frame(t, df=df) for t in C.TASKS}
+    assert {t: len(f) for t, f in fit.items()} == {"binary": 1072, "ternary": 1463, "5-way": 1463}
+    assert (fit["binary"]["review_majority"] != "3").all() and (fit["5-way"]["review_majority"] == "3").any()
