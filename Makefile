@@ -13,9 +13,15 @@ MODELS ?= $(if $(filter command line,$(origin MODEL)),$(MODEL),minilm lstm)
 SEEDS ?= 42 43 44 45 46
 #: INCLUSIVE_SEEDS -- seeds for inclusive-split and ABSA models (budget)
 INCLUSIVE_SEEDS ?= 42
+#: TASKS -- CEBaB tasks trained by `make models` and evaluated by notebook 20
 TASKS ?= binary ternary 5-way
+#: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
+#: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda
+export XAIBENCH_DEVICE ?= auto
+#: PYTHON -- interpreter that creates .venv (Python 3.11)
 PYTHON ?= python3
+#: VENV -- folder of the virtual environment
 VENV ?= .venv
 
 PY := $(VENV)/bin/python
@@ -24,13 +30,16 @@ REPORTS := reports/$(PROFILE)
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 export XAIBENCH_PROFILE := $(PROFILE)
+# notebooks (papermill, `make lab`) run on the kernel installed in .venv, even if another python3
+# kernel is registered for the user
+export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
-# papermill: run notebook $(1) into $(2) with extra parameters $(3); written atomically
+# papermill: run notebook $(1) into $(2) with its parameters $(3) (each name once; profile is
+# added here), then strip volatile metadata and move it into place atomically (xaibench.reports)
 define papermill
 	@mkdir -p $(dir $(2))
-	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --progress-bar \
-	  -p profile $(PROFILE) -p model $(MODEL) -p seeds "$(SEEDS)" $(3)
-	@mv $(2).tmp.ipynb $(2)
+	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --progress-bar -p profile $(PROFILE) $(3)
+	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2)
 endef
 
 # ---- environment and data -------------------------------------------------------------------
@@ -52,9 +61,14 @@ $(DATA_STAMP): $(STAMP) src/xaibench/resources/checksums.sha256
 
 .PHONY: data
 data: $(DATA_STAMP) ## copy/extract (or download) all raw datasets into data/raw, verify checksums, build parquet
+	@# every run (a few seconds when all is in place): finish/clean interrupted fetches, rebuild unreadable caches
+	$(PY) -m xaibench.data fetch --all
+	$(PY) -m xaibench.data process --all
 
 # ---- notebooks ------------------------------------------------------------------------------
-# One pattern rule runs any single-run notebook into reports/<profile>/.
+# One pattern rule runs any single-run notebook into reports/<profile>/ with its NB_PARAMS
+# (default: the seeds; a notebook with other parameters sets its own NB_PARAMS below).
+$(REPORTS)/%.ipynb: NB_PARAMS = -p seeds "$(SEEDS)"
 $(REPORTS)/%.ipynb: notebooks/%.ipynb $(DATA_STAMP)
 	$(call papermill,$<,$@,$(NB_PARAMS))
 
@@ -72,12 +86,14 @@ $(eval $(call TRAIN_RULE,$(ABSA_MODEL),absa,exclusive,$(INCLUSIVE_SEEDS)))
 stats: $(REPORTS)/01_dataset_statistics.ipynb ## notebook 01: dataset statistics (CEBaB Tables 3, 5, 7, Fig. 5)
 models: $(TRAIN_REPORTS) ## notebook 02: train all CEBaB classifiers (MODELS x TASKS x splits x seeds)
 $(REPORTS)/03_classifier_performance.ipynb: $(TRAIN_REPORTS)
+$(REPORTS)/01_dataset_statistics.ipynb $(REPORTS)/03_classifier_performance.ipynb: NB_PARAMS =
 foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 (Table 8 in figures/tables)
 
 # CEBaB concept explainers (notebooks 10, 20)
 $(REPORTS)/10_concept_explainers.ipynb: $(TRAIN_REPORTS)
 $(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS)
-$(REPORTS)/20_cebab_evaluation.ipynb: NB_PARAMS = -p models "$(MODELS)" -p tasks "$(TASKS)"
+$(REPORTS)/10_concept_explainers.ipynb: NB_PARAMS = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
+$(REPORTS)/20_cebab_evaluation.ipynb: NB_PARAMS = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
 .PHONY: cebab human
 cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipynb ## CEBaB paper: concept explainers, Tables 4 and 10, Figures 2, 10-12
 
@@ -87,16 +103,19 @@ human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluat
 
 .PHONY: all quick
 all: foundation cebab human ## set up the environment, fetch data, run every notebook (PROFILE=full)
+	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
 
 # ---- tests and benchmarks ---------------------------------------------------------------------
+# pytest prints each test as it starts and the slowest ones at the end (not only dots)
+PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 $(PY) -m pytest -v --durations=15
 .PHONY: test test-all bench
 test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (< 15 min)
-	HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 $(PY) -m pytest -q
+	$(PYTEST)
 
 test-all: $(DATA_STAMP) ## every test, including the slow ones
-	HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 $(PY) -m pytest -q -m ""
+	$(PYTEST) -m ""
 
 bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training
@@ -106,9 +125,10 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)
 SURVEY_PORT ?= 8765
+#: SURVEY_STUDY -- study file served by `make survey` (written by notebook 21 or the survey CLI)
 SURVEY_STUDY ?= src/xaibench/resources/survey_demo_study.json
 .PHONY: survey browser-deps test-browser
-survey: $(STAMP) ## serve a human-grounded survey (SURVEY_STUDY=...) at http://127.0.0.1:$(SURVEY_PORT)/
+survey: $(STAMP) ## serve a human-grounded survey (SURVEY_STUDY) at http://127.0.0.1:SURVEY_PORT/
 	@mkdir -p data/survey
 	$(PY) -m xaibench.survey serve --study $(SURVEY_STUDY) --db data/survey/responses.sqlite --port $(SURVEY_PORT)
 
@@ -116,13 +136,19 @@ browser-deps: ## install Debian chromium for the browser test (needs root/apt)
 	bash .ci/install-browser
 
 test-browser: browser-deps $(STAMP) ## run only the headless-browser survey test
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser -q
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -m browser -v
 
 # ---- housekeeping ---------------------------------------------------------------------------
-.PHONY: help clean-reports
-help: ## list targets and parameters
-	@echo "Targets:"; grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  %-16s %s\n", $$1, $$2}'
-	@echo "Parameters (make TARGET NAME=value):"; grep -E '^#: ' $(MAKEFILE_LIST) | sed -E 's/^#: ([A-Z_]+) -- /  \1\t/' | awk -F'\t' '{printf "  %-16s %s\n", $$1, $$2}'
+.PHONY: lab help clean-reports
+lab: $(STAMP) ## open JupyterLab on the notebooks with the project's kernel (.venv)
+	$(PY) -m jupyter lab --notebook-dir=notebooks
 
-clean-reports: ## delete executed notebooks (reports/)
-	rm -rf reports
+# every `#: NAME -- text` line above documents a parameter; help prints it with its value
+PARAMS := $(shell sed -nE 's/^#: ([A-Z_]+) -- .*/\1/p' $(MAKEFILE_LIST))
+help: ## list targets and parameters
+	@echo "Targets:"; grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  %-16s %s\n", $$1, $$2}'
+	@echo "Parameters (make TARGET NAME=value; current value in brackets):"
+	@$(foreach p,$(PARAMS),printf '  %-16s %s [%s]\n' '$(p)' "$$(sed -nE 's/^#: $(p) -- //p' $(MAKEFILE_LIST))" '$($(p))';)
+
+clean-reports: ## delete smoke-run outputs (reports/quick, reports/bench; the committed reports/full stay)
+	rm -rf reports/quick reports/bench

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from xaibench.models.base import Classifier  # noqa: E402
+from xaibench.models.registry import load_model  # noqa: E402
 from xaibench.models.cnn import CNNClassifier  # noqa: E402
 
 POS = ["a great movie", "i loved it , wonderful", "good acting and a great plot", "really enjoyable film",
@@ -62,7 +62,7 @@ def test_learns_the_toy_task(cnn):
 def test_save_load_round_trip(cnn, tmp_path):
     folder = cnn.save(tmp_path / "cnn")
     assert (folder / "vocab.json").exists() and (folder / "weights.pt").exists()
-    loaded = Classifier.load(folder, cache=False)
+    loaded = load_model(folder, cache=False)
     assert isinstance(loaded, CNNClassifier)
     assert loaded.config() == cnn.config()
     np.testing.assert_array_equal(loaded.predict_proba(TEXTS), cnn.predict_proba(TEXTS))
@@ -85,4 +85,4 @@ def test_errors(tmp_path):
     with pytest.raises(RuntimeError, match="fit"):
         CNNClassifier(2, cache=False).predict_proba(["good"])
     with pytest.raises(FileNotFoundError, match="config.json"):
-        Classifier.load(tmp_path / "nothing")
+        load_model(tmp_path / "nothing")

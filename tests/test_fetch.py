@@ -90,7 +90,9 @@ def test_mirror_copy_verifies_and_marks_complete(env):
         assert (dest / f).read_bytes() == (REAL_MIRROR / "rt-polarity" / f).read_bytes()
     marker = json.loads((dest / fetch.MARKER).read_text())
     assert marker["source"].startswith("mirror")
-    assert marker["files"]["rt-polarity.pos"] == fetch.mirror_checksums()["rt-polarity/rt-polarity.pos"]
+    manifest = (dest / fetch.MANIFEST).read_text().splitlines()
+    assert f'{fetch.mirror_checksums()["rt-polarity/rt-polarity.pos"]}  rt-polarity.pos' in manifest
+    assert marker["n_files"] == 2 == len(manifest)
     assert raw_entries() == ["rt-polarity"]  # no temp folders left
     assert is_complete("rt-polarity") and is_complete("rt-polarity", verify=True)
 
@@ -152,6 +154,9 @@ def test_checksum_mismatch_in_mirror(env):
     assert "checksum mismatch" in msg and str(bad) in msg
     assert fetch.mirror_checksums()["rt-polarity/rt-polarity.pos"] in msg  # says what it should be
     assert "Fix:" in msg
+    # the fix must not point back at the same mirror ("unset" falls back to ../shared/data)
+    assert "unset XAIBENCH_DATA_MIRROR to download" not in msg
+    assert "`XAIBENCH_DATA_MIRROR= python -m xaibench.data fetch rt-polarity --force`" in msg
     assert_nothing_left("rt-polarity")
 
 
@@ -187,7 +192,7 @@ def test_cebab_zip_layout(env):
     copy_to_mirror(mirror, "cebab/CEBaB-v1.1.zip")
     dest = ensure_raw("cebab")
     files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
-    assert files == [fetch.MARKER] + [
+    assert files == [fetch.MARKER, fetch.MANIFEST] + [
         f"CEBaB-v1.1/{s}.json" for s in ("dev", "test", "train_exclusive", "train_inclusive", "train_observational")
     ]  # no __MACOSX, no .DS_Store
 
@@ -261,7 +266,7 @@ def test_download_path_unpacks_cornell_tarball(env, monkeypatch):
     monkeypatch.setattr(fetch, "_download", serve)
     dest = ensure_raw("rt-polarity")
     assert calls == ["http://www.cs.cornell.edu/people/pabo/movie-review-data/rt-polaritydata.tar.gz"]
-    assert sorted(os.listdir(dest)) == [fetch.MARKER, "rt-polarity.neg", "rt-polarity.pos"]
+    assert sorted(os.listdir(dest)) == [fetch.MARKER, fetch.MANIFEST, "rt-polarity.neg", "rt-polarity.pos"]
     assert (dest / "rt-polarity.pos").read_bytes() == pos
     assert json.loads((dest / fetch.MARKER).read_text())["source"].startswith("upstream")
 
@@ -313,7 +318,7 @@ def test_unpack_skips_macos_metadata_and_unsafe_paths(tmp_path):
         zf.writestr("../evil.txt", "x")
     out = tmp_path / "out"
     out.mkdir()
-    assert fetch._unpack(z, out) == 1
+    assert fetch._unpack(z, out) == {"D/a.json": hashlib.sha256(b"{}").hexdigest()}
     assert [str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file() and p != z] == ["out/D/a.json"]
 
 
@@ -363,3 +368,65 @@ def test_fresh_fetch_of_split_archives(env):
         ensure_raw(name)
         assert is_complete(name, verify=True)
     assert raw_entries() == ["20newsgroups", "imdb"]
+
+
+# ------------------------------------------------------------------------------------------
+# issue 8, section 4: verify extracted files, say what was repaired, clean leftovers
+# ------------------------------------------------------------------------------------------
+@needs_mirror
+def test_verify_detects_an_edited_file_extracted_from_an_archive_and_repairs_it(env, capsys):
+    from xaibench.data.__main__ import main as cli
+
+    _, mirror = env
+    copy_to_mirror(mirror, "cebab/CEBaB-v1.1.zip")
+    dest = ensure_raw("cebab")
+    dev = dest / "CEBaB-v1.1/dev.json"
+    original = dev.read_bytes()
+    edited = bytearray(original)
+    edited[200] ^= 0x01  # same size, different content
+    dev.write_bytes(bytes(edited))
+    (dest / "CEBaB-v1.1/notes.txt").write_text("added by hand")
+    assert is_complete("cebab") and not is_complete("cebab", verify=True)
+    problems = fetch.verify_raw("cebab")
+    assert problems == ["CEBaB-v1.1/dev.json differs from the fetched file (sha256 mismatch)",
+                        "CEBaB-v1.1/notes.txt was not fetched (unexpected file)"]
+    assert cli(["fetch", "cebab", "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "repaired" in out and "verified" not in out and "CEBaB-v1.1/dev.json differs" in out
+    assert dev.read_bytes() == original and not (dest / "CEBaB-v1.1/notes.txt").exists()
+    assert cli(["fetch", "cebab", "--verify"]) == 0
+    assert "verified" in capsys.readouterr().out
+
+
+@needs_mirror
+def test_verify_repairs_a_folder_fetched_without_manifest(env):
+    _, mirror = env
+    copy_to_mirror(mirror, "rt-polarity/rt-polarity.pos", "rt-polarity/rt-polarity.neg")
+    dest = ensure_raw("rt-polarity")
+    (dest / fetch.MANIFEST).unlink()  # as written by older versions
+    assert is_complete("rt-polarity")
+    rep = fetch.fetch_raw("rt-polarity", verify=True)
+    assert rep.action == "repaired" and "no .manifest.sha256" in rep.problems[0]
+    assert is_complete("rt-polarity", verify=True)
+
+
+@needs_mirror
+def test_leftovers_of_killed_fetches_are_removed(env, capsys):
+    from xaibench.data.__main__ import main as cli
+
+    _, mirror = env
+    copy_to_mirror(mirror, "rt-polarity/rt-polarity.pos", "rt-polarity/rt-polarity.neg")
+    ensure_raw("rt-polarity")
+    raw = paths.raw_dir()
+    junk = raw / ".imdb.k2j3h4.tmp" / "aclImdb" / "train"
+    junk.mkdir(parents=True)
+    (junk / "1_1.txt").write_text("half an archive")
+    (raw / ".cebab.old").mkdir()
+    assert cli(["fetch", "rt-polarity"]) == 0  # complete already: only the cleaning happens
+    out = capsys.readouterr().out
+    assert ".imdb.k2j3h4.tmp, left over by an interrupted fetch" in out and "already present" in out
+    assert raw_entries() == ["rt-polarity"]
+    (raw / ".sst2.x.tmp").mkdir()
+    (raw / "rt-polarity" / fetch.MARKER).unlink()
+    rep = fetch.fetch_raw("rt-polarity")
+    assert rep.action == "fetched" and [p.name for p in rep.cleaned] == [".sst2.x.tmp"]

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from xaibench.evaluation import human_grounded as hg
-from xaibench.evaluation import human_grounded_tasks as hgt
 from xaibench.explainers.base import Attribution
 
 BIN = ("Negative", "Positive")
@@ -19,17 +18,17 @@ ARX = ("Computer Science", "Mathematics", "Physics")
 # ------------------------------------------------------------------------------------ splits
 def test_split_frame_disjoint_sizes_stratified_and_deterministic():
     df = pd.DataFrame({"text": [f"t{i}" for i in range(200)], "label": [0] * 120 + [1] * 80})
-    a = hgt.split_frame(df, {"dev": 20, "test": 50, "reader": 30}, seed=1)
-    b = hgt.split_frame(df, {"dev": 20, "test": 50, "reader": 30}, seed=1)
+    a = hg.split_frame(df, {"dev": 20, "test": 50, "reader": 30}, seed=1)
+    b = hg.split_frame(df, {"dev": 20, "test": 50, "reader": 30}, seed=1)
     assert {k: len(v) for k, v in a.items()} == {"train": 100, "dev": 20, "test": 50, "reader": 30}
     idx = [set(v.index) for v in a.values()]
     assert sum(len(s) for s in idx) == 200 and len(set().union(*idx)) == 200  # a partition
     assert a["test"]["label"].mean() == pytest.approx(0.4)  # 60/40 kept
     assert all(a[k].index.equals(b[k].index) for k in a)
-    c = hgt.split_frame(df, {"dev": 20, "test": 50, "reader": 30}, seed=2)
+    c = hg.split_frame(df, {"dev": 20, "test": 50, "reader": 30}, seed=2)
     assert not a["test"].index.equals(c["test"].index)
     with pytest.raises(ValueError, match="need 250 rows"):
-        hgt.split_frame(df, {"dev": 100, "test": 150}, seed=1)
+        hg.split_frame(df, {"dev": 100, "test": 150}, seed=1)
 
 
 # ------------------------------------------------------------------------- question selection
@@ -44,7 +43,7 @@ def _toy_task1():
 
 def test_task1_balances_tp_tn_fp_fn_and_takes_all_of_a_small_cell():
     y, pw, ps = _toy_task1()
-    sel = hgt.select_task1(y, pw, ps, n_total=8, seed=0)  # 2 per cell
+    sel = hg.select_task1(y, pw, ps, n_total=8, seed=0)  # 2 per cell
     assert sel["cell"].value_counts().to_dict() == {"TP": 2, "TN": 2, "FN": 2, "FP": 1}
     assert (pw[sel["pos"]] == ps[sel["pos"]]).all()           # both models agree
     assert (sel["pos"] < 12).all()
@@ -53,23 +52,23 @@ def test_task1_balances_tp_tn_fp_fn_and_takes_all_of_a_small_cell():
     for r in sel.itertuples():
         assert r.correct == (y[r.pos] == r.predicted)
     # deterministic under the seed; another seed changes which TN rows are drawn (6 choose 2)
-    assert sel.equals(hgt.select_task1(y, pw, ps, n_total=8, seed=0))
-    draws = {tuple(hgt.select_task1(y, pw, ps, n_total=8, seed=s).loc[lambda d: d.cell == "TN", "pos"])
+    assert sel.equals(hg.select_task1(y, pw, ps, n_total=8, seed=0))
+    draws = {tuple(hg.select_task1(y, pw, ps, n_total=8, seed=s).loc[lambda d: d.cell == "TN", "pos"])
              for s in range(10)}
     assert len(draws) > 1
 
 
 def test_task1_multiclass_cells_and_default_100_is_25_per_cell():
-    assert hgt.cell_name(2, False, 3, ARX) == "incorrect:Physics"
-    assert [hgt.cell_name(p, c, 2) for p, c in [(1, True), (0, True), (1, False), (0, False)]] == ["TP", "TN", "FP", "FN"]
+    assert hg.cell_name(2, False, 3, ARX) == "incorrect:Physics"
+    assert [hg.cell_name(p, c, 2) for p, c in [(1, True), (0, True), (1, False), (0, False)]] == ["TP", "TN", "FP", "FN"]
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 1000)
     pw = np.where(rng.random(1000) < 0.8, y, 1 - y)
-    sel = hgt.select_task1(y, pw, pw.copy(), seed=3)
+    sel = hg.select_task1(y, pw, pw.copy(), seed=3)
     assert sel["cell"].value_counts().to_dict() == {"TP": 25, "TN": 25, "FP": 25, "FN": 25}
     y3 = rng.integers(0, 3, 600)
     p3 = np.where(rng.random(600) < 0.7, y3, (y3 + 1) % 3)
-    sel3 = hgt.select_task1(y3, p3, p3, n_total=12, seed=0, n_classes=3)
+    sel3 = hg.select_task1(y3, p3, p3, n_total=12, seed=0, n_classes=3)
     assert sel3["cell"].value_counts().to_dict() == {f"{ok}:{c}": 2 for ok in ("correct", "incorrect") for c in "012"}
 
 
@@ -77,10 +76,10 @@ def test_task2_and_task3_confidence_thresholds_are_strict():
     proba = np.array([[0.95, 0.05], [0.9, 0.1], [0.05, 0.95], [0.3, 0.7], [0.65, 0.35], [0.45, 0.55],
                       [0.91, 0.09], [0.69, 0.31]])
     y = np.array([0, 0, 0, 1, 0, 0, 1, 1])
-    s2 = hgt.select_task2(y, proba, n_total=100, seed=0)
+    s2 = hg.select_task2(y, proba, n_total=100, seed=0)
     assert sorted(s2["pos"]) == [0, 2, 6]             # 0.9 itself is not > 0.9
     assert s2.set_index("pos")["correct"].to_dict() == {0: True, 2: False, 6: False}
-    s3 = hgt.select_task3(y, proba, n_total=100, seed=0)
+    s3 = hg.select_task3(y, proba, n_total=100, seed=0)
     assert sorted(s3["pos"]) == [4, 5, 7]             # 0.7 itself is not < 0.7
     assert (s3["confidence"] < 0.7).all() and (s2["confidence"] > 0.9).all()
 
@@ -91,7 +90,7 @@ def test_task2_half_correct_half_incorrect_balanced_over_classes():
     pred = rng.integers(0, 2, 400)
     proba = np.where(pred[:, None] == 1, np.c_[1 - p1, p1], np.c_[p1, 1 - p1])
     y = np.where(rng.random(400) < 0.5, pred, 1 - pred)
-    sel = hgt.select_task2(y, proba, n_total=20, seed=0)
+    sel = hg.select_task2(y, proba, n_total=20, seed=0)
     assert sel["cell"].value_counts().to_dict() == {"TP": 5, "TN": 5, "FP": 5, "FN": 5}
     assert sel["correct"].sum() == 10
 
@@ -102,16 +101,16 @@ def test_task2_half_correct_half_incorrect_balanced_over_classes():
     (0.5, True, "confident:X"), (1.0, True, "confident:X"), (0.05, False, "unconfident:X"),
 ])
 def test_strength_to_answer_levels(strength, allow_none, expected):
-    assert hgt.strength_to_answer(strength, "X", allow_none) == expected
+    assert hg.strength_to_answer(strength, "X", allow_none) == expected
 
 
 def test_strength_to_answer_rejects_bad_input_and_thresholds():
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        hgt.strength_to_answer(1.5, "A")
+        hg.strength_to_answer(1.5, "A")
     with pytest.raises(ValueError, match="no_preference <= confident"):
-        hgt.AnswerThresholds(no_preference=0.6, confident=0.5)
-    th = hgt.AnswerThresholds(no_preference=0.0, confident=0.9)
-    assert hgt.strength_to_answer(0.0, "A", True, th) == "unconfident:A"
+        hg.AnswerThresholds(no_preference=0.6, confident=0.5)
+    th = hg.AnswerThresholds(no_preference=0.0, confident=0.9)
+    assert hg.strength_to_answer(0.0, "A", True, th) == "unconfident:A"
 
 
 class StubModel:
@@ -134,7 +133,7 @@ def _q(**kw):
 
 def test_reader_task2_margin_and_choice_by_hand():
     m = StubModel({"great fun": [0.2, 0.8], "ok fine": [0.47, 0.53], "bad": [0.7, 0.3]}, [0.5, 0.5], 2)
-    r = hgt.SimulatedReader(m, BIN, "p1")
+    r = hg.SimulatedReader(m, BIN, "p1")
     mk = lambda ev: _q(task=2, class_names=list(BIN), evidence=ev, key="Positive")
     assert r.answer(mk(["great", "fun"])) == "confident:Positive"      # margin 0.6
     assert r.answer(mk(["ok", "fine"])) == "none"                      # margin 0.06
@@ -143,7 +142,7 @@ def test_reader_task2_margin_and_choice_by_hand():
 
 def test_reader_task1_compares_support_for_the_predicted_class():
     m = StubModel({"waste of money": [0.9, 0.1], "the": [0.55, 0.45], "cheap": [0.7, 0.3]}, [0.5, 0.5], 2)
-    r = hgt.SimulatedReader(m, BIN, "p1")
+    r = hg.SimulatedReader(m, BIN, "p1")
     mk = lambda a, b: _q(task=1, class_names=list(BIN), predicted_class="Negative", evidence_a=a, evidence_b=b, key="A")
     assert r.answer(mk(["waste of money"], ["the"])) == "unconfident:A"   # 0.9 - 0.55 = 0.35
     assert r.answer(mk(["the"], ["waste of money"])) == "unconfident:B"
@@ -151,13 +150,13 @@ def test_reader_task1_compares_support_for_the_predicted_class():
     assert r.answer(mk(["cheap"], ["the"])) == "unconfident:A"            # 0.15
     assert r.answer(mk(["the"], ["the"])) == "none"
     m2 = StubModel({"awful": [0.99, 0.01]}, [0.4, 0.6], 2)
-    assert hgt.SimulatedReader(m2, BIN, "p").answer(mk(["awful"], [])) == "confident:A"  # 0.99 - 0.4
+    assert hg.SimulatedReader(m2, BIN, "p").answer(mk(["awful"], [])) == "confident:A"  # 0.99 - 0.4
 
 
 def test_reader_task3_log_odds_pooling_by_hand():
     prior = [0.5, 0.5]
     m = StubModel({"good sound": [0.2, 0.8], "cheap foam": [0.8, 0.2], "meh": [0.5, 0.5]}, prior, 2)
-    r = hgt.SimulatedReader(m, BIN, "p1")
+    r = hg.SimulatedReader(m, BIN, "p1")
 
     def mk(ev, ce, p=0.6):
         return _q(task=3, class_names=list(BIN), predicted_class="Positive", predicted_probability=p,
@@ -177,7 +176,7 @@ def test_reader_task3_log_odds_pooling_by_hand():
 def test_reader_task3_three_classes_picks_the_class_counter_evidence_points_to():
     prior = [1 / 3] * 3
     m = StubModel({"theorem lemma": [0.05, 0.9, 0.05], "network": [0.6, 0.2, 0.2]}, prior, 3)
-    r = hgt.SimulatedReader(m, ARX, "p1")
+    r = hg.SimulatedReader(m, ARX, "p1")
     q = _q(task=3, dataset="arxiv", class_names=list(ARX), predicted_class="Computer Science",
            predicted_probability=0.45, evidence=["network"], counter_evidence=["theorem", "lemma"], key="Mathematics")
     # z = log(0.45*2/0.55) + [logit .6 - logit 1/3] + [logit .05 - logit 1/3] = 0.492 + 1.099 - 2.251 < 0
@@ -186,14 +185,14 @@ def test_reader_task3_three_classes_picks_the_class_counter_evidence_points_to()
 
 def test_reader_sees_only_visible_fields():
     m = StubModel({"great": [0.1, 0.9]}, [0.5, 0.5], 2)
-    r = hgt.SimulatedReader(m, BIN, "p1")
+    r = hg.SimulatedReader(m, BIN, "p1")
     q1 = _q(task=2, class_names=list(BIN), evidence=["great"], key="Positive", model_correct=True)
     q2 = _q(task=2, class_names=list(BIN), evidence=["great"], key="Negative", model_correct=False,
             method="dt", meta={"true_class": "Negative", "example_id": "amazon:1"})
     assert r.answer(q1) == r.answer(q2) == "confident:Positive"
-    assert set(hgt.visible_fields(q2)) == {"task", "class_names", "evidence"}
+    assert set(hg.visible_fields(q2)) == {"task", "class_names", "evidence"}
     with pytest.raises(ValueError, match="classes"):
-        hgt.SimulatedReader(m, ARX, "p")  # 2-class model, 3 class names
+        hg.SimulatedReader(m, ARX, "p")  # 2-class model, 3 class names
 
 
 # ------------------------------------------------------------------ readers: determinism, scores
@@ -216,15 +215,15 @@ def _toy_questions():
 
 def test_train_readers_deterministic_under_seed_and_bootstrap_differs():
     qs = _toy_questions()
-    a = hgt.simulate_answers(hgt.train_readers(TOY_TEXTS, TOY_LABELS, BIN, n_readers=3, seed=5), qs)
-    b = hgt.simulate_answers(hgt.train_readers(TOY_TEXTS, TOY_LABELS, BIN, n_readers=3, seed=5), qs)
+    a = hg.simulate_answers(hg.train_readers(TOY_TEXTS, TOY_LABELS, BIN, n_readers=3, seed=5), qs)
+    b = hg.simulate_answers(hg.train_readers(TOY_TEXTS, TOY_LABELS, BIN, n_readers=3, seed=5), qs)
     pd.testing.assert_frame_equal(a, b)
     assert list(a.columns) == ["participant_id", "question_id", "answer", "participants"]
     assert (a["participants"] == "simulated").all() and len(a) == 12
     assert a["participant_id"].nunique() == 3
     # sensible: evidence "love great" is read as Positive by every reader
     assert set(a.loc[a.question_id == "a", "answer"].str.split(":").str[-1]) == {"Positive"}
-    readers = hgt.train_readers(TOY_TEXTS, TOY_LABELS, BIN, n_readers=2, seed=5)
+    readers = hg.train_readers(TOY_TEXTS, TOY_LABELS, BIN, n_readers=2, seed=5)
     w0, w1 = (r.model.clf.coef_ for r in readers)
     assert w0.shape != w1.shape or not np.allclose(w0, w1)  # different bootstrap resamples
 
@@ -233,7 +232,7 @@ def test_participant_score_table_by_hand():
     qs = _toy_questions()[:2]  # a: correct model, key Positive; b: incorrect model, key Positive
     ans = pd.DataFrame({"participant_id": ["p1", "p1", "p2", "p2"], "question_id": ["a", "b", "a", "b"],
                         "answer": ["confident:Positive", "unconfident:Negative", "none", "confident:Positive"]})
-    t = hgt.participant_score_table(qs, ans).set_index("subset")
+    t = hg.participant_score_table(qs, ans).set_index("subset")
     # p1: (+1, -0.5) mean 0.25; p2: (0, +1) mean 0.5 -> ours 0.375, std of (0.25, 0.5)
     assert t.loc["all", "ours"] == pytest.approx(0.375)
     assert t.loc["all", "ours_std"] == pytest.approx(np.std([0.25, 0.5], ddof=1))
@@ -247,10 +246,10 @@ def test_participant_score_table_by_hand():
 def test_rank_agreement_perfect_and_reversed():
     tab = pd.DataFrame({"task": ["task_2"] * 4, "dataset": ["amazon"] * 4, "subset": ["all"] * 4,
                         "ours": [0.1, 0.2, 0.3, 0.4], "paper": [1.0, 2.0, 3.0, 4.0]})
-    r = hgt.rank_agreement(tab).iloc[0]
+    r = hg.score_agreement(tab).iloc[0]
     assert r["spearman"] == pytest.approx(1.0) and r["kendall"] == pytest.approx(1.0) and r["n_methods"] == 4
     tab["paper"] = tab["paper"][::-1].to_numpy()
-    assert hgt.rank_agreement(tab).iloc[0]["spearman"] == pytest.approx(-1.0)
+    assert hg.score_agreement(tab).iloc[0]["spearman"] == pytest.approx(-1.0)
 
 
 # ---------------------------------------------------------------- questions -> study JSON -> app
@@ -268,12 +267,12 @@ def test_build_questions_save_and_load_through_survey_loader(tmp_path):
     worse = {"lime": {"t0": _attr("t0", toks, [0.0, 0.0, 0.0, 0.0, 0.0]),  # no evidence at all
                       "t1": _attr("t1", toks, [-1.0, 0.0, 0.0, 0.0, 0.0])}}
     s1 = pd.DataFrame({"pos": [0, 1], "predicted": [1, 1], "correct": [True, False], "cell": ["TP", "FP"]})
-    rep = hgt.BuildReport()
-    q1 = hgt.build_task1("amazon", pool, s1, well, worse, seed=0, report=rep)
+    rep = hg.BuildReport()
+    q1 = hg.build_task1("amazon", pool, s1, well, worse, seed=0, report=rep)
     proba = np.array([[0.35, 0.65], [0.4, 0.6]])
     s3 = pd.DataFrame({"pos": [0, 1], "predicted": [1, 1], "correct": [True, False], "cell": ["TP", "FP"]})
-    q3 = hgt.build_task3("amazon", pool, s3, well, proba, seed=0, report=rep)
-    q2 = hgt.build_task2("amazon", pool, s3, worse, proba, seed=0, report=rep)
+    q3 = hg.build_task3("amazon", pool, s3, well, proba, seed=0, report=rep)
+    q2 = hg.build_task2("amazon", pool, s3, worse, proba, seed=0, report=rep)
     assert q2 == [] and len(rep.frame()) == 2 and set(rep.frame()["task"]) == {"task_2"}
     qa = next(q for q in q1 if q.meta["example_id"] == "amazon:10")
     well_side = qa.evidence_a if qa.key == "A" else qa.evidence_b
@@ -284,9 +283,9 @@ def test_build_questions_save_and_load_through_survey_loader(tmp_path):
     assert t3.key == "Positive" and t3.predicted_probability == 0.65
     t3b = next(q for q in q3 if q.meta["example_id"] == "amazon:11")
     assert t3b.key == "Negative" and t3b.counter_evidence == ()          # empty counter-evidence
-    files = hgt.save_studies(q1 + q3, seed=0, folder=tmp_path)
+    files = hg.save_studies(q1 + q3, seed=0, folder=tmp_path)
     assert sorted(p.name for p in files) == ["hg-amazon-task1.json", "hg-amazon-task3.json"]
-    loaded = {q.question_id: q for q in hgt.load_studies(files)}
+    loaded = {q.question_id: q for q in hg.load_studies(files)}
     for q in q1 + q3:
         assert loaded[q.question_id] == q
         html = render_question(loaded[q.question_id], hg.DEFAULT_MODEL_LABELS)
@@ -300,14 +299,14 @@ def test_model_folder_uses_zoo_paths_and_profile(monkeypatch):
     from xaibench.models import zoo
 
     monkeypatch.setenv("XAIBENCH_PROFILE", "full")
-    assert hgt.model_folder("amazon", "well", 42) == zoo.model_dir("amazon-polarity", "cnn", "well", "train", 42)
+    assert hg.model_folder("amazon", "well", 42) == zoo.model_dir("amazon-polarity", "cnn", "well", "train", 42)
     monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
-    assert "reports/quick" in hgt.model_folder("arxiv", "worse", 7).as_posix()
-    assert "reports/quick" in hgt.studies_dir().as_posix()
+    assert "reports/quick" in hg.model_folder("arxiv", "worse", 7).as_posix()
+    assert "reports/quick" in hg.studies_dir().as_posix()
     with pytest.raises(ValueError, match="condition"):
-        hgt.model_folder("amazon", "best", 42)
+        hg.model_folder("amazon", "best", 42)
     with pytest.raises(KeyError, match="amazon"):
-        hgt.dataset_spec("imdb")
+        hg.dataset_spec("imdb")
 
 
 # ------------------------------------------------------------------------------------ viz
@@ -330,12 +329,48 @@ def test_viz_normalise_html_and_png(tmp_path):
 
 
 def test_cut_to_window_keeps_formatting_and_the_models_tokens():
-    from xaibench.models.embeddings import word_tokenize
+    from xaibench.text import word_tokenize
 
     text = "Great!!  I wasn't sure... it WORKS, really."
-    assert hgt.cut_to_window(text, 4) == "Great!!  I"
-    assert hgt.cut_to_window(text, 100) == text
-    cut = hgt.cut_to_window(text, 7)
+    assert hg.cut_to_window(text, 4) == "Great!!  I"
+    assert hg.cut_to_window(text, 100) == text
+    cut = hg.cut_to_window(text, 7)
     assert word_tokenize(cut) == word_tokenize(text)[:7]
     with pytest.raises(ValueError, match="max_words"):
-        hgt.cut_to_window(text, 0)
+        hg.cut_to_window(text, 0)
+
+
+# ------------------------------------------------------------------ which explainers the tasks score
+def test_tasks_score_every_explainer_that_declares_an_attribution(monkeypatch):
+    from xaibench.explainers import local
+    from xaibench.explainers.base import ConceptExplainer, LocalExplainer, applicable
+
+    class NewLocal(LocalExplainer):
+        name = "new_local"
+
+        def __init__(self, seed: int = 42):
+            self.seed = seed
+
+        def explain(self, texts, targets=None):
+            return [Attribution(t, t.split(), np.ones(len(t.split())), 0) for t in texts]
+
+    class NewConcept(ConceptExplainer):
+        name = "new_concept"
+
+        def explain(self, queries):
+            return np.zeros((len(queries), 2))
+
+    reg = {**local.LOCAL_EXPLAINERS, "new_local": NewLocal, "new_concept": NewConcept}
+    assert applicable(reg, "attribution")[-1] == "new_local" and "new_concept" not in applicable(reg, "attribution")
+    assert applicable({"a": NewConcept(), "b": NewLocal()}, "concept_effect") == ["a"]
+    with pytest.raises(ValueError, match="attribution"):
+        applicable(reg, "heatmap")
+    monkeypatch.setattr(local, "LOCAL_EXPLAINERS", reg)
+    methods = hg.scorable_methods()
+    assert methods[:9] == list(hg.PAPER_METHODS) and "new_local" in methods and "new_concept" not in methods
+    # the new explainer goes through the tasks' explanation step without any edit to the protocol
+    out = hg.explain_texts(object(), ["a b", "c d e"], ["new_local"], fit_texts=[])
+    assert [a.tokens for a in out["new_local"].values()] == [["a", "b"], ["c", "d", "e"]]
+    assert hg.method_label("new_local") == "new_local" and hg.method_label("lrp_n") == "LRP (N)"
+    with pytest.raises(KeyError, match="new_concept"):
+        hg.make_paper_explainer("new_concept", object(), [])

@@ -313,3 +313,20 @@ def test_cli_reports_data_error(tmp_path, monkeypatch, capsys):
     assert cli(["fetch", "beer"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: cannot get beer") and "XAIBENCH_DATA_MIRROR" in err
+
+
+@pytest.mark.skipif(REAL_MIRROR is None or not (REAL_MIRROR / "cebab").exists(), reason="needs the data mirror")
+def test_truncated_cebab_cache_is_rebuilt(tmp_path, monkeypatch):
+    """A truncated data/processed/cebab.parquet used to crash with a raw pyarrow error."""
+    mirror = tmp_path / "mirror" / "cebab"
+    mirror.mkdir(parents=True)
+    shutil.copyfile(REAL_MIRROR / "cebab" / "CEBaB-v1.1.zip", mirror / "CEBaB-v1.1.zip")
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XAIBENCH_DATA_MIRROR", str(tmp_path / "mirror"))
+    df = loaders.load("cebab")
+    cache = paths.processed_dir() / "cebab.parquet"
+    cache.write_bytes(cache.read_bytes()[: cache.stat().st_size // 2])
+    with pytest.warns(RuntimeWarning, match="cebab.parquet is unreadable.*rebuilding"):
+        again = loaders.load("cebab")
+    pd.testing.assert_frame_equal(df, again)
+    pd.read_parquet(cache)  # the cache was rewritten whole

@@ -401,3 +401,54 @@ def test_lime_handles_texts_longer_than_the_cnn_window():
     long_text = "good,bad,nice,,"
     (att,) = make_explainer("lime", num_samples=50).fit(cnn).explain([long_text])
     assert len(att.tokens) == 6 and att.scores.shape == (6,)
+
+
+# ----------------------------------------------------------------------------------------------
+# issue 8, section 4: per-model random draws, input validation, truncation
+# ----------------------------------------------------------------------------------------------
+def test_random_baselines_differ_between_models(cnn, bias_free_cnn):
+    """Human-grounded task 1 compares two models' evidence: the random baselines must not give
+    both models the same draw for a text (that made every simulated answer 'no preference')."""
+    assert cnn.fingerprint() != bias_free_cnn.fingerprint()
+    for cls in (RandomWords, RandomNgrams):
+        a = cls(seed=7).fit(cnn).explain(PROBE[:1])[0]
+        b = cls(seed=7).fit(bias_free_cnn).explain(PROBE[:1])[0]
+        assert a.tokens == b.tokens and not np.array_equal(a.scores, b.scores)
+
+
+@pytest.mark.parametrize("name", ["lime", "random_words", "integrated_gradients", "decision_trees"])
+def test_explain_validates_texts_and_targets_first(cnn, name):
+    exp = make_explainer(name, num_samples=20) if name == "lime" else make_explainer(name)
+    exp.fit(cnn, TEXTS) if name == "decision_trees" else exp.fit(cnn)
+    with pytest.raises(TypeError, match=r"texts must be str; item 1 is NoneType"):
+        exp.explain(["good", None], targets=[1, 0])
+    with pytest.raises(TypeError, match=r"item 0 is None .*targets=None for the predicted classes"):
+        exp.explain(["good"], targets=[None])
+    with pytest.raises(ValueError, match="lone surrogate"):
+        exp.explain([b"caf\xe9".decode("utf-8", "surrogateescape")], targets=[1])
+
+
+@pytest.fixture(scope="module")
+def short_lstm():
+    from xaibench.models.lstm import LSTMAttentionClassifier
+
+    return LSTMAttentionClassifier(2, hidden=8, epochs=2, batch_size=4, seed=0, cache=False,
+                                   max_length=5).fit(TEXTS, LABELS)
+
+
+LONG = "i loved it , wonderful acting and a great plot but the ending was terrible and boring"
+
+
+@pytest.mark.parametrize("name", ["lime", "decision_trees", "random_words", "integrated_gradients", "shap"])
+def test_explainers_attribute_only_what_the_model_reads(short_lstm, name):
+    """The LSTM reads 5 words; a 17-word text must be explained on those 5 words only (LIME and
+    the trees used to spread relevance over words the model never sees) and say it was cut."""
+    kw = {"lime": {"num_samples": 50}, "shap": {"max_evals": 20}}.get(name, {})
+    exp = make_explainer(name, **kw)
+    exp.fit(short_lstm, TEXTS + [LONG] * 3) if name == "decision_trees" else exp.fit(short_lstm)
+    long_att, short_att = exp.explain([LONG, "a great movie"], targets=[1, 1])
+    assert long_att.tokens == ["i", "loved", "it", ",", "wonderful"]
+    assert long_att.truncated and LONG[: long_att.chars_read] == "i loved it , wonderful"
+    assert long_att.text == LONG and long_att.scores.shape == (5,)
+    assert all(e <= 5 for _, e, _ in long_att.ngrams)
+    assert not short_att.truncated and short_att.chars_read == len("a great movie")

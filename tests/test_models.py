@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from xaibench.cache import OutputCache
-from xaibench.models.base import Classifier
 from xaibench.models.logreg import LogRegClassifier
 from xaibench.models.lstm import LSTMAttentionClassifier
+from xaibench.models.registry import load_model
 from xaibench.models.transformer import TransformerClassifier
 
 POS = ["great food and lovely staff", "amazing pasta, great wine", "lovely place, great service",
@@ -46,7 +46,7 @@ def test_cache_hit_and_round_trip(idx, cache, tmp_path):
     assert model.n_forward == n + 1
 
     folder = model.save(tmp_path / "m")
-    loaded = Classifier.load(folder, cache=None)  # bypass the cache: really recompute
+    loaded = load_model(folder, cache=None)  # bypass the cache: really recompute
     assert type(loaded) is type(model)
     np.testing.assert_array_equal(loaded.predict_proba(TEXTS), p1)
     assert loaded.fingerprint() == model.fingerprint()
@@ -91,7 +91,7 @@ def test_bad_inputs_explain_the_fix(cache, tmp_path):
     with pytest.raises(TypeError, match="wrap it"):
         m.predict_proba("a single string")
     with pytest.raises(FileNotFoundError, match="train it first"):
-        Classifier.load(tmp_path / "nothing")
+        load_model(tmp_path / "nothing")
     with pytest.raises(RuntimeError, match="call fit"):
         LSTMAttentionClassifier(2).encode(["x"])
 
@@ -106,3 +106,16 @@ def test_epoch_schedule_scales_the_paper_rule_and_floors_absa():
     assert scheduled_epochs(5061, full) == 1            # ABSA-sized set under the plain rule ...
     assert scheduled_epochs(5061, full, "absa") == 3    # ... but ABSA gets at least 3 epochs
     assert scheduled_epochs(5061, quick, "absa") == 1   # the profile's cap wins
+
+
+def test_cache_setter_and_uncached_forward(cache):
+    m = LogRegClassifier(2, seed=1, cache=None).fit(TEXTS, LABELS)
+    assert m.cache is None
+    m.cache = cache
+    assert m.cache is cache
+    p = m.predict_proba(TEXTS[:2])
+    n = m.n_forward
+    m.predict_proba(TEXTS[:2])
+    assert m.n_forward == n  # served by the cache
+    np.testing.assert_allclose(m.predict_proba_uncached(TEXTS[:2]), p)
+    assert m.n_forward == n + 2  # really recomputed

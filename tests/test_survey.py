@@ -87,13 +87,18 @@ def test_full_flow_resume_and_export(server, tmp_path):
     c2 = Client(base)
     status, url, body, _ = c2.request("/start", {"participant_id": "alice"})
     assert "Question 2 out of 3" in body and c2.current_qid() == order[1]
-    # resubmitting the first question (back button) keeps the first answer
-    c2.request("/answer", {"question_id": order[0], "answer": "confident:B"})
+    # going back and changing the first answer: the latest answer counts
+    first = study.question(order[0])
+    changed = next(code for code, _ in hg.answer_options(first) if code != plan[order[0]])
+    status, _, body, _ = c2.request("/answer", {"question_id": order[0], "answer": changed})
+    assert status == 200 and "Question 2 out of 3" in body
+    plan[order[0]] = changed
+    expected[order[0]] = hg.score_answer(first, changed)
     for qid in order[1:]:
         assert c2.current_qid() == qid
         status, url, body, _ = c2.request("/answer", {"question_id": qid, "answer": plan[qid]})
     assert status == 200 and url.endswith("/done") and "Thank you" in body
-    assert completion_code("web-test", "alice") in body
+    assert completion_code("web-test", "alice", ResponseStore(db).secret()) in body
     assert c.request("/q")[1].endswith("/done")  # the first browser is done too
 
     out = export_answers(db, tmp_path / "answers.csv")
@@ -157,13 +162,15 @@ def test_render_question_escapes_every_field():
     assert 'value="confident:&lt;b&gt;x&lt;/b&gt;"' in html
 
 
-def test_store_keeps_first_answer(tmp_path):
+def test_store_records_the_latest_answer(tmp_path):
+    """A changed answer used to be discarded silently; now the latest one counts."""
     store = ResponseStore(tmp_path / "r.sqlite")
     assert store.add_answer("s", "p", "q", "none") is True
-    assert store.add_answer("s", "p", "q", "confident:A") is False
-    assert store.answered("s", "p") == {"q": "none"}
+    assert store.add_answer("s", "p", "q", "none") is False  # double click: nothing changes
+    assert store.add_answer("s", "p", "q", "confident:A") is True
+    assert store.answered("s", "p") == {"q": "confident:A"}
     with sqlite3.connect(tmp_path / "r.sqlite") as con:
-        assert con.execute("SELECT COUNT(*) FROM responses").fetchone() == (1,)
+        assert con.execute("SELECT COUNT(*), MAX(changes) FROM responses").fetchone() == (1, 1)
     assert store.to_frame("other").empty
 
 
@@ -191,3 +198,78 @@ def test_cli(tmp_path, capsys):
     assert "Fleiss' kappa" in out
     scores = pd.read_csv(tmp_path / "scores.csv")
     assert {"task", "dataset", "method", "subset", "ours", "paper"} <= set(scores.columns)
+
+
+# ----------------------------------------------------------------------------------------------
+# issue 8, section 4: forged codes, answers from strangers, several studies, kappa of one item
+# ----------------------------------------------------------------------------------------------
+def test_completion_code_needs_the_server_secret(tmp_path):
+    import hashlib
+    import stat
+
+    a, b = ResponseStore(tmp_path / "a.sqlite"), ResponseStore(tmp_path / "b.sqlite")
+    key = a.secret()
+    assert len(key) == 64 and ResponseStore(tmp_path / "a.sqlite").secret() == key  # generated once
+    assert stat.S_IMODE(a.secret_path.stat().st_mode) == 0o600
+    assert b.secret() != key
+    code = completion_code("web-test", "alice", key)
+    forged = hashlib.sha256("web-test\0alice".encode()).hexdigest()[:10].upper()  # the old, public rule
+    assert not code.startswith(forged) and code != completion_code("web-test", "alice", b.secret())
+    assert code != completion_code("web-test", "bob", key)
+
+
+def test_answers_only_from_started_participants_for_their_current_question(server):
+    study, db, base = server
+    stranger = Client(base)  # never started: a hand-made cookie
+    stranger.jar.set_cookie(http.cookiejar.Cookie(
+        0, "xaibench_pid", "mallory", None, False, "127.0.0.1", False, False, "/", True, False, None, True,
+        None, None, {}))
+    status, _, body, _ = stranger.request("/answer", {"question_id": "q1", "answer": "none"})
+    assert status == 403 and "has not started" in body
+    assert stranger.request("/q")[1].endswith("/")
+    c = Client(base)
+    c.request("/start", {"participant_id": "dave"})
+    order = study.order_for("dave")
+    later = study.question(order[2])
+    status, _, body, _ = c.request("/answer", {"question_id": later.question_id,
+                                               "answer": hg.answer_options(later)[0][0]})
+    assert status == 409 and "not your current question" in body
+    store = ResponseStore(db)
+    assert store.answered("web-test", "mallory") == {} and store.answered("web-test", "dave") == {}
+
+
+def test_export_and_score_one_study_of_several(tmp_path, capsys):
+    demo = paths.resources_dir() / "survey_demo_study.json"
+    study = hg.load_study(demo)
+    other = hg.study_from_json(STUDY)
+    db = tmp_path / "r.sqlite"
+    store = ResponseStore(db)
+    for s in (study, other):
+        for pid in ("p1", "p2"):
+            for q in s.questions:
+                store.add_answer(s.study_id, pid, q.question_id, hg.answer_options(q)[0][0])
+    out = tmp_path / "a.csv"
+    assert cli(["export", "--db", str(db), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "2 studies" in err and "--study" in err and not out.exists()
+    assert cli(["export", "--db", str(db), "--out", str(out), "--study", str(demo)]) == 0
+    assert set(pd.read_csv(out)["study_id"]) == {study.study_id}
+    assert cli(["export", "--db", str(db), "--out", str(out), "--study", "nope"]) == 2
+    assert "no answers for study 'nope'" in capsys.readouterr().err
+    assert cli(["score", "--study", str(demo), "--answers", str(out)]) == 0
+    both = tmp_path / "both.csv"
+    store.to_frame().to_csv(both, index=False)  # an export mixing studies still scores one study
+    assert cli(["score", "--study", str(demo), "--answers", str(both)]) == 0
+    capsys.readouterr()
+    assert cli(["codes", "--study", str(demo), "--db", str(db)]) == 0
+    lines = capsys.readouterr().out.split()
+    assert lines == ["p1", completion_code(study.study_id, "p1", store.secret()),
+                     "p2", completion_code(study.study_id, "p2", store.secret())]
+
+
+def test_fleiss_kappa_of_one_item_is_undefined():
+    import math
+
+    assert math.isnan(hg.fleiss_kappa([[1, 1]]))  # used to print -1.0
+    assert math.isnan(hg.fleiss_kappa([[2, 1, 0]]))
+    assert hg.fleiss_kappa([[2, 0], [0, 2]]) == 1.0

@@ -4,6 +4,11 @@
 fine-tuning run per (model, task) on train_exclusive in a fresh subprocess, which reports its own
 peak RSS and records wall seconds, peak RSS and dev macro-F1.  Targets (issue #2): a 5-way
 MiniLM run <= 300 s wall and <= 3 GB RSS on 2 cores.
+
+``python -m xaibench.bench make_all`` (run at the end of ``make all``) records what the last full
+run cost: the wall time of every executed notebook in ``reports/full/`` (papermill's
+``metadata.papermill.duration``), per paper and in total, with the machine that ran it (see
+:mod:`xaibench.reports`), in ``figures/tables/bench_make_all.csv``.
 """
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import pandas as pd
 
@@ -89,8 +95,8 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
         from .cache import OutputCache
 
         cold = OutputCache(os.path.join(tmp, "cache.sqlite"))
-        clf._cache_opt = cold
-        absa.classifier._cache_opt = cold
+        clf.cache = cold
+        absa.classifier.cache = cold
         for name in runner.EXPLAINERS:
             t0 = time.time()
             per = runner.evaluate_one(clf, name, train, pairs, seed, absa)
@@ -121,7 +127,7 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
     number of plain (batched, uncached) forward passes (target <= 2).
     """
     from .data.cebab import task_frame
-    from .explainers.local._common import proba_uncached
+    from .explainers.local import proba_uncached
     from .explainers.local.bench import bench_attribution
     from .models.cebab_training import train_cebab
     from .models.cnn import CNNClassifier
@@ -151,6 +157,54 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+# which paper each notebook (by its two-digit prefix) belongs to; a new paper adds its notebooks here
+CEBAB, HUMAN = "CEBaB (Abraham et al. 2022)", "Human-grounded (Lertvittayakumjorn & Toni 2019)"
+PAPERS = {"01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "20": CEBAB, "11": HUMAN, "21": HUMAN}
+MACHINE_KEYS = ("cpus", "cpu_model", "gpu", "xaibench_device")
+
+
+def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame:
+    """One row per executed notebook of ``reports_dir`` (default ``reports/full``), then a TOTAL
+    row per paper and one for everything.  Times are papermill's wall seconds of each run."""
+    import nbformat
+
+    from .reports import machine_info
+
+    folder = Path(reports_dir) if reports_dir else paths.project_root() / "reports" / "full"
+    notebooks = sorted(folder.glob("*.ipynb"))
+    notebooks = [p for p in notebooks if not p.name.endswith(".tmp.ipynb")]
+    if not notebooks:
+        raise FileNotFoundError(f"no executed notebooks in {folder}: run `make all` first")
+    here = machine_info()
+    rows = []
+    for nb_path in notebooks:
+        meta = nbformat.read(nb_path, as_version=4).metadata
+        pm = meta.get("papermill", {})
+        if pm.get("duration") is None or pm.get("exception"):
+            print(f"skipping {nb_path.name}: no papermill duration (not a finished papermill run)")
+            continue
+        machine = dict(meta.get("xaibench", {}).get("machine") or here)  # recorded at run time
+        params = {k: v for k, v in (pm.get("parameters") or {}).items() if k != "profile"}
+        rows.append({"paper": PAPERS.get(nb_path.name[:2], "other"), "notebook": nb_path.stem,
+                     "parameters": json.dumps(params, sort_keys=True) if params else "",
+                     "wall_seconds": round(float(pm["duration"]), 1), "started": pm.get("start_time", ""),
+                     **{k: machine.get(k) for k in MACHINE_KEYS}})
+    if not rows:
+        raise ValueError(f"none of the notebooks in {folder} holds a papermill duration")
+    df = pd.DataFrame(rows)
+
+    def total(part: pd.DataFrame, paper: str) -> dict:
+        same = {k: (part[k].iloc[0] if part[k].nunique(dropna=False) == 1 else "mixed") for k in MACHINE_KEYS}
+        return {"paper": paper, "notebook": f"TOTAL ({len(part)} notebooks)", "parameters": "",
+                "wall_seconds": round(float(part["wall_seconds"].sum()), 1), "started": part["started"].min(),
+                **same}
+
+    totals = [total(part, paper) for paper, part in df.groupby("paper", sort=False)]
+    df = pd.concat([df, pd.DataFrame(totals + [total(df, "all papers")])], ignore_index=True)
+    df.insert(df.columns.get_loc("wall_seconds") + 1, "wall_minutes", (df["wall_seconds"] / 60).round(1))
+    return df
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m xaibench.bench")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -159,6 +213,8 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
     sub.add_parser("cebab", help="8 concept explainers on one trained 5-way MiniLM, cold cache")
     sub.add_parser("attribution", help="every local explainer on the CNN and MiniLM")
+    mk = sub.add_parser("make_all", help="wall time of every executed notebook of the last full run")
+    mk.add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
@@ -169,6 +225,8 @@ def main(argv: list[str] | None = None) -> None:
         df, name = bench_cebab(), "bench_cebab.csv"
     elif args.cmd == "attribution":
         df, name = bench_attribution_models(), "bench_attribution.csv"
+    elif args.cmd == "make_all":
+        df, name = bench_make_all(args.reports), "bench_make_all.csv"
     else:
         df, name = bench_training(args.models, args.tasks), "bench_training.csv"
     dest = paths.project_root() / "figures" / "tables" / name

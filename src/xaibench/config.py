@@ -1,7 +1,8 @@
 """Run profiles and parameter parsing shared by notebooks and the Makefile.
 
 ``full`` is the real run; ``quick`` is the smoke profile used by ``make quick`` and the notebook
-tests (tiny subsets, one epoch) -- its numbers mean nothing and are never committed.
+tests (tiny subsets, one epoch) -- its numbers mean nothing and are never committed, and
+:func:`use_profile` says so in a banner at the top of every quick run.
 """
 from __future__ import annotations
 
@@ -45,9 +46,37 @@ def use_profile(name: str) -> Profile:
     """
     import os
 
+    from .progress import in_kernel, quiet_library_bars
+
     prof = get_profile(name)
     os.environ["XAIBENCH_PROFILE"] = prof.name
+    if in_kernel():
+        quiet_library_bars()  # no download/loading bars in executed notebooks
+    if prof.name == "quick":
+        show_quick_banner()
     return prof
+
+
+QUICK_BANNER = ("QUICK PROFILE: a smoke test on tiny subsets (a few dozen examples, one epoch). "
+                "The numbers below are NOT results and are never committed; they only show that the code "
+                "runs. Outputs go to reports/quick/. The real numbers come from the full profile (`make all`).")
+_banner_shown = False
+
+
+def show_quick_banner() -> None:
+    """Print (in a notebook: display) the quick-profile warning, once per process."""
+    global _banner_shown
+    if _banner_shown:
+        return
+    _banner_shown = True
+    from .progress import in_kernel
+
+    if in_kernel():
+        from IPython.display import display
+
+        display({"text/markdown": f"> **⚠ {QUICK_BANNER}**", "text/plain": QUICK_BANNER}, raw=True)
+    else:
+        print(QUICK_BANNER, flush=True)
 
 
 def parse_seeds(seeds: Any) -> list[int]:

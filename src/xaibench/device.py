@@ -3,12 +3,43 @@
 ``XAIBENCH_DEVICE`` chooses: ``auto`` (default: CUDA when a GPU is visible, else CPU), ``cpu`` or
 ``cuda``.  Every model, explainer and training loop asks :func:`torch_device` instead of deciding
 for itself, so one variable moves the whole project.
+
+``XAIBENCH_THREADS`` (default 2) is the number of torch CPU threads used for training and
+inference.  It is pinned because results depend on it: a reduction split over another number of
+threads rounds differently (outputs differ by ~1e-7), so trained weights -- and with them the
+model fingerprint that keys the output cache -- would change with the machine's core count and a
+rerun would miss the cache.  :func:`pin_threads` applies it; :func:`xaibench.utils.set_seed`
+calls it, so every model construction, load and training run is pinned.  Set
+``XAIBENCH_THREADS`` to trade that reproducibility for speed on a many-core machine.
 """
 from __future__ import annotations
 
 import os
 
 CHOICES = ("auto", "cpu", "cuda")
+DEFAULT_THREADS = 2
+
+
+def thread_count() -> int:
+    """Torch CPU threads selected by ``XAIBENCH_THREADS`` (default :data:`DEFAULT_THREADS`)."""
+    raw = (os.environ.get("XAIBENCH_THREADS") or str(DEFAULT_THREADS)).strip()
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"XAIBENCH_THREADS={raw!r} is not a positive integer; use e.g. XAIBENCH_THREADS=2")
+    return n
+
+
+def pin_threads() -> int:
+    """Set torch's intra-op thread count to :func:`thread_count` (returns it)."""
+    import torch
+
+    n = thread_count()
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return n
 
 
 def device_choice() -> str:
@@ -32,3 +63,16 @@ def torch_device():
         raise RuntimeError("XAIBENCH_DEVICE=cuda but torch sees no CUDA device; unset it or use "
                            "XAIBENCH_DEVICE=cpu")
     return torch.device("cpu")
+
+
+def place(module):
+    """Move ``module`` (an ``nn.Module``) to :func:`torch_device` and return it."""
+    return module.to(torch_device())
+
+
+def module_device(module):
+    """The device of ``module``'s first parameter (CPU for a module without parameters)."""
+    import torch
+
+    p = next(iter(module.parameters()), None) if module is not None else None
+    return p.device if p is not None else torch.device("cpu")

@@ -97,3 +97,51 @@ def write_csv(dest: str | os.PathLike, df: pd.DataFrame) -> Path:
     with atomic_path(dest, suffix=".csv") as tmp:
         df.to_csv(tmp, index=False)
     return Path(dest)
+
+
+def read_parquet_cache(path: str | os.PathLike) -> pd.DataFrame | None:
+    """Read a parquet *cache*: ``None`` when it is missing or unreadable (truncated by a crash,
+    disk full, an older writer), so that the caller rebuilds it.  An unreadable file is deleted
+    and a warning names it."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_parquet(path)
+    except Exception as e:  # noqa: BLE001 - pyarrow raises many types (ArrowInvalid, OSError, ...)
+        import warnings
+
+        warnings.warn(f"cache {path} is unreadable ({type(e).__name__}: {str(e)[:120]}); rebuilding it",
+                      RuntimeWarning, stacklevel=2)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return None
+
+
+def remove_stale_tmp(folder: str | os.PathLike, min_age_s: float = 0.0) -> list[Path]:
+    """Delete the leftovers of interrupted atomic writes in ``folder`` (``.NAME.*.tmp`` files and
+    folders of :func:`atomic_path`/:func:`atomic_dir`, and ``.NAME.old``) last modified at least
+    ``min_age_s`` seconds ago.  Call it only where no writer can be active (e.g. under a lock) or
+    with an age no live writer reaches.  Returns what was removed."""
+    import shutil
+    import time
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    removed = []
+    now = time.time()
+    for p in folder.iterdir():
+        if not p.name.startswith(".") or not (p.name.endswith(".tmp") or p.name.endswith(".old")):
+            continue
+        try:
+            if now - p.lstat().st_mtime < min_age_s:
+                continue
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        except FileNotFoundError:
+            continue
+        removed.append(p)
+    return removed

@@ -30,9 +30,10 @@ def active_profile() -> str:
     return os.environ.get("XAIBENCH_PROFILE", "full") or "full"
 
 
-def _profiled(path: Path) -> Path:
-    # Outputs of smoke runs (profile != full) never overwrite the real ones: they go to
-    # reports/<profile>/... instead of figures/ and data/models/.
+def profiled(path: Path) -> Path:
+    """``path`` (inside the project) for the active profile: itself in the full profile, else the
+    same place under ``reports/<profile>/``, so smoke runs never overwrite real outputs
+    (figures/, data/models/, data/results/, data/studies/)."""
     prof = active_profile()
     if prof == "full":
         return path
@@ -52,12 +53,12 @@ def processed_dir() -> Path:
 
 
 def models_dir() -> Path:
-    return _profiled(data_dir() / "models")
+    return profiled(data_dir() / "models")
 
 
 def results_dir() -> Path:
     """Per-item results of the protocols (parquet), reusable by other protocols."""
-    return _profiled(data_dir() / "results")
+    return profiled(data_dir() / "results")
 
 
 def cache_dir() -> Path:
@@ -67,7 +68,7 @@ def cache_dir() -> Path:
 
 
 def figures_dir() -> Path:
-    return _profiled(project_root() / "figures")
+    return profiled(project_root() / "figures")
 
 
 def tables_dir() -> Path:

@@ -86,6 +86,30 @@ def png_heatmap(attributions: Mapping[str, Any], title: str = "", ax: Any = None
     return ax
 
 
+def heatmap_grid(panels: Sequence[Sequence[tuple[Mapping[str, Any], str]]], max_tokens: int = 60,
+                 suptitle: str = "", figsize: tuple[float, float] | None = None) -> Any:
+    """A figure of :func:`png_heatmap` panels: ``panels[i][j] = ({row label: Attribution}, title)``.
+
+    ``figsize`` defaults to 0.3 inch per token of the longest panel (at least 8 inches) by 4.6
+    inches per row of panels.  Returns the figure (save it with :func:`save_figure`).
+    """
+    import matplotlib.pyplot as plt
+
+    if not panels or not panels[0]:
+        raise ValueError("no panels to draw")
+    if figsize is None:
+        n_tok = max(len(next(iter(attrs.values())).tokens) for row in panels for attrs, _ in row)
+        figsize = (max(8, 0.3 * n_tok + 2), 4.6 * len(panels))
+    fig, axes = plt.subplots(len(panels), len(panels[0]), figsize=figsize, squeeze=False)
+    for i, row in enumerate(panels):
+        for j, (attrs, title) in enumerate(row):
+            png_heatmap(attrs, ax=axes[i, j], max_tokens=max_tokens, title=title)
+    if suptitle:
+        fig.suptitle(suptitle, x=0.01, ha="left", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def save_figure(fig: Any, name: str, dpi: int = 130) -> Path:
     """Save ``fig`` as ``<figures_dir>/<name>.png`` atomically (respects the run profile)."""
     from . import io, paths
@@ -96,4 +120,4 @@ def save_figure(fig: Any, name: str, dpi: int = 130) -> Path:
     return dest
 
 
-__all__ = ["normalise", "html_tokens", "html_heatmap", "png_heatmap", "save_figure"]
+__all__ = ["normalise", "html_tokens", "html_heatmap", "png_heatmap", "heatmap_grid", "save_figure"]

@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from .fetch import RAW_SPECS, DataError, ensure_raw, is_complete
+from .fetch import RAW_SPECS, DataError, fetch_raw, is_complete, remove_leftovers
 from .loaders import DATASETS, load, processed_path
 
 
@@ -29,16 +29,24 @@ def _names(args: argparse.Namespace, known: list[str]) -> list[str]:
     return list(args.names)
 
 
+def _report_leftovers(removed) -> None:
+    for p in removed:
+        print(f"{'':16s} removed {p}, left over by an interrupted fetch", flush=True)
+
+
 def _fetch(args: argparse.Namespace) -> int:
-    for name in _names(args, list(RAW_SPECS)):
-        was = is_complete(name)
+    names = _names(args, list(RAW_SPECS))
+    _report_leftovers(remove_leftovers())
+    for name in names:
         t0 = time.perf_counter()
-        path = ensure_raw(name, force=args.force, verify=args.verify)
+        rep = fetch_raw(name, force=args.force, verify=args.verify)
         dt = time.perf_counter() - t0
-        what = "already present" if was and not args.force else "fetched"
-        if was and args.verify and not args.force:
-            what = "verified"
-        print(f"{name:16s} {what:15s} {dt:6.1f} s  {path}", flush=True)
+        what = {"present": "already present"}.get(rep.action, rep.action)
+        print(f"{name:16s} {what:15s} {dt:6.1f} s  {rep.path}", flush=True)
+        _report_leftovers(rep.cleaned)
+        if rep.action == "repaired":
+            shown = rep.problems[:5] + ([f"... and {len(rep.problems) - 5} more"] if len(rep.problems) > 5 else [])
+            print(f"{'':16s} re-extracted because: " + "; ".join(shown), flush=True)
     return 0
 
 

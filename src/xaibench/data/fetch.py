@@ -12,8 +12,14 @@
 
 Everything is assembled in a temporary folder next to ``data/raw/<name>`` and renamed into place
 only when every check passed (:func:`xaibench.io.atomic_dir`), so a failure -- no mirror and no
-network, a checksum mismatch, a truncated archive -- leaves nothing behind.  Every failure is one
+network, a checksum mismatch, a truncated archive -- leaves nothing behind; the temporary folders
+of a fetch that was killed outright are removed by the next fetch.  Every failure is one
 :class:`DataError` whose message names the file and the fix.
+
+Every file placed in ``data/raw/<name>/`` -- copied or extracted from an archive -- is listed with
+its sha256 in ``data/raw/<name>/.manifest.sha256`` (``sha256sum`` format, written at extraction),
+so ``fetch --verify`` notices an edited, deleted or added file anywhere in the folder and
+re-extracts the dataset (:func:`fetch_raw` reports it as ``repaired``).
 
 Caveat: the mirror and the original distributions are not always byte-identical.  The mirror's
 Adult files carry an extra CSV header line (see ``shared/data/SOURCES.md``); the mirror stores
@@ -55,12 +61,17 @@ __all__ = [
     "RAW_SPECS",
     "raw_spec",
     "ensure_raw",
+    "fetch_raw",
+    "FetchReport",
+    "remove_leftovers",
+    "verify_raw",
     "is_complete",
     "mirror_checksums",
     "MARKER",
 ]
 
 MARKER = ".complete"
+MANIFEST = ".manifest.sha256"
 #: bump when the layout produced in ``data/raw/<name>`` changes: older folders are rebuilt.
 RAW_LAYOUT_VERSION = 1
 _DOWNLOAD_TIMEOUT_S = 60
@@ -366,31 +377,65 @@ def _fingerprint(spec: RawSpec) -> str:
     return hashlib.sha256(f"{RAW_LAYOUT_VERSION}|{spec.name}|{spec.expect!r}".encode()).hexdigest()[:16]
 
 
+def _read_manifest(path: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            digest, rel = line.split("  ", 1)
+            out[rel] = digest
+    return out
+
+
+def _write_manifest(path: Path, files: dict[str, str]) -> None:
+    path.write_text("".join(f"{files[rel]}  {rel}\n" for rel in sorted(files)), encoding="utf-8")
+
+
+def verify_raw(name: str, verify: bool = True) -> list[str]:
+    """What is wrong with ``data/raw/<name>/`` (``[]`` when it is a finished fetch).
+
+    The fast check (``verify=False``) looks at the marker and the expected paths.  ``verify=True``
+    also recounts files/lines and compares every file against the manifest written at fetch time
+    (edited, missing and unexpected files are all reported).
+    """
+    spec = raw_spec(name)
+    dest = paths.raw_dir() / name
+    try:
+        info = json.loads((dest / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return [f"{dest} has no valid {MARKER} marker (never fetched, or interrupted)"]
+    if info.get("fingerprint") != _fingerprint(spec):
+        return [f"{dest} was fetched for an older layout"]
+    try:
+        _check_expect(spec, dest, "data/raw", counts=verify)
+    except DataError as e:
+        return [str(e).split(" Fix:")[0]]
+    if not verify:
+        return []
+    manifest_path = dest / MANIFEST
+    if not manifest_path.is_file():
+        return [f"{dest} has no {MANIFEST} (fetched by an older xaibench): its files cannot be checked"]
+    expected = _read_manifest(manifest_path)
+    problems = []
+    for rel, digest in expected.items():
+        p = dest / rel
+        if not p.is_file():
+            problems.append(f"{rel} is missing")
+        elif sha256_file(p) != digest:
+            problems.append(f"{rel} differs from the fetched file (sha256 mismatch)")
+    extra = sorted(str(p.relative_to(dest)) for p in dest.rglob("*")
+                   if p.is_file() and p.name not in (MARKER, MANIFEST)
+                   and str(p.relative_to(dest)) not in expected)
+    problems += [f"{rel} was not fetched (unexpected file)" for rel in extra]
+    return problems
+
+
 def is_complete(name: str, verify: bool = False) -> bool:
     """Whether ``data/raw/<name>/`` is a finished fetch of the current layout.
 
     Fast by default (marker + existence of the expected paths).  ``verify=True`` also recounts
-    files/lines and re-hashes the plain files recorded in the marker.
+    files/lines and re-hashes every file against the manifest (:func:`verify_raw`).
     """
-    spec = raw_spec(name)
-    dest = paths.raw_dir() / name
-    marker = dest / MARKER
-    try:
-        info = json.loads(marker.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if info.get("fingerprint") != _fingerprint(spec):
-        return False
-    try:
-        _check_expect(spec, dest, "data/raw", counts=verify)
-    except DataError:
-        return False
-    if verify:
-        for rel, digest in info.get("files", {}).items():
-            p = dest / rel
-            if not p.is_file() or sha256_file(p) != digest:
-                return False
-    return True
+    return not verify_raw(name, verify=verify)
 
 
 @contextlib.contextmanager
@@ -432,20 +477,25 @@ _ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, zipfile.LargeZipFile, E
 
 
 def _unpack(archive: Path, dest: Path, strip: str = "", keep: tuple[str, ...] = (),
-            label: str | None = None, fix: str = "") -> int:
-    """Extract regular files of a ``.tar(.gz)`` or ``.zip`` into ``dest``; returns the file count.
+            label: str | None = None, fix: str = "") -> dict[str, str]:
+    """Extract regular files of a ``.tar(.gz)`` or ``.zip`` into ``dest``; returns
+    ``{relpath: sha256}`` of the extracted files (hashed while writing, for the manifest).
 
     Skips ``__MACOSX``/``.DS_Store``/AppleDouble entries, links and unsafe paths.  A truncated
     or corrupt archive raises :class:`DataError`.
     """
     label = label or str(archive)
-    n = 0
+    digests: dict[str, str] = {}
 
     def _write(rel: str, src) -> None:
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
+        h = hashlib.sha256()
         with open(out, "wb") as fh:
-            shutil.copyfileobj(src, fh, 1 << 20)
+            for block in iter(lambda: src.read(1 << 20), b""):
+                h.update(block)
+                fh.write(block)
+        digests[rel] = h.hexdigest()
 
     try:
         if zipfile.is_zipfile(archive):
@@ -458,7 +508,6 @@ def _unpack(archive: Path, dest: Path, strip: str = "", keep: tuple[str, ...] = 
                         continue
                     with zf.open(info) as src:
                         _write(rel, src)
-                    n += 1
         else:
             with tarfile.open(archive, mode="r:*") as tf:
                 for member in tf:
@@ -472,19 +521,18 @@ def _unpack(archive: Path, dest: Path, strip: str = "", keep: tuple[str, ...] = 
                         continue
                     with src:
                         _write(rel, src)
-                    n += 1
     except _ARCHIVE_ERRORS as e:
         raise DataError(
             f"archive {label} is corrupt or truncated ({type(e).__name__}: {e}). "
             f"Fix: {fix or 'replace it with a complete copy'}, then fetch again."
         ) from e
-    if n == 0:
+    if not digests:
         raise DataError(
             f"archive {label} holds none of the expected files"
             f"{' (members under ' + strip + ')' if strip else ''}. "
             f"Fix: {fix or 'check that it is the right archive'}."
         )
-    return n
+    return digests
 
 
 def _download(url: str, dest: Path, timeout: float = _DOWNLOAD_TIMEOUT_S) -> None:
@@ -512,7 +560,7 @@ def _mirror_missing(spec: RawSpec, mirror: Path | None) -> list[str]:
 
 
 def _from_mirror(spec: RawSpec, mirror: Path, tmp: Path) -> dict[str, str]:
-    """Copy/unpack the mirror files into ``tmp``; returns ``{relpath: sha256}`` of copied plain files."""
+    """Copy/unpack the mirror files into ``tmp``; returns ``{relpath: sha256}`` of every file placed."""
     sums = mirror_checksums()
     copied: dict[str, str] = {}
     for mf in spec.mirror:
@@ -525,7 +573,9 @@ def _from_mirror(spec: RawSpec, mirror: Path, tmp: Path) -> dict[str, str]:
             )
         fix_mirror = (
             f"replace {src} with an intact copy (its sha256 must be {expected}; compare with the "
-            f"mirror's SHA256SUMS), or unset XAIBENCH_DATA_MIRROR to download the original"
+            f"mirror's SHA256SUMS), or skip the mirror and download the original: "
+            f"`XAIBENCH_DATA_MIRROR= python -m xaibench.data fetch {spec.name} --force` (an empty value "
+            f"disables the mirror; unsetting the variable falls back to the default ../shared/data)"
         )
         if mf.unpack:
             actual = sha256_file(src)
@@ -534,7 +584,7 @@ def _from_mirror(spec: RawSpec, mirror: Path, tmp: Path) -> dict[str, str]:
                     f"checksum mismatch for {src}: sha256 {actual}, expected {expected} -- the archive "
                     f"is truncated, corrupt or a different version. Fix: {fix_mirror}."
                 )
-            _unpack(src, tmp, label=str(src), fix=fix_mirror)
+            copied.update(_unpack(src, tmp, label=str(src), fix=fix_mirror))
         else:
             out = tmp / PurePosixPath(mf.relpath).name
             shutil.copyfile(src, out)
@@ -549,7 +599,7 @@ def _from_mirror(spec: RawSpec, mirror: Path, tmp: Path) -> dict[str, str]:
 
 
 def _from_upstream(spec: RawSpec, tmp: Path, mirror: Path | None, missing: list[str]) -> dict[str, str]:
-    """Download the original files into ``tmp``; returns ``{relpath: sha256}`` of plain files."""
+    """Download the original files into ``tmp``; returns ``{relpath: sha256}`` of every file placed."""
     dl_dir = tmp / ".downloads"
     dl_dir.mkdir()
     if mirror is None:
@@ -581,8 +631,8 @@ def _from_upstream(spec: RawSpec, tmp: Path, mirror: Path | None, missing: list[
                     f"Fix: retry, or {fix_net}."
                 )
         if d.unpack:
-            _unpack(target, tmp, strip=d.strip, keep=d.keep, label=f"{d.filename} (from {d.url})",
-                    fix=f"retry the download, or {fix_net}")
+            copied.update(_unpack(target, tmp, strip=d.strip, keep=d.keep, label=f"{d.filename} (from {d.url})",
+                                  fix=f"retry the download, or {fix_net}"))
         else:
             out = tmp / d.filename
             os.replace(target, out)
@@ -594,21 +644,52 @@ def _from_upstream(spec: RawSpec, tmp: Path, mirror: Path | None, missing: list[
 # --------------------------------------------------------------------------------------------
 # public entry point
 # --------------------------------------------------------------------------------------------
+def remove_leftovers() -> list[Path]:
+    """Remove the temporary folders (``data/raw/.<name>.*.tmp``, ``.<name>.old``) of fetches that
+    were killed before they could clean up; safe while other processes fetch (it takes the lock)."""
+    with _raw_lock():
+        return io.remove_stale_tmp(paths.raw_dir())
+
+
+@dataclass
+class FetchReport:
+    """What :func:`fetch_raw` did: ``action`` is ``present`` (complete, not checked), ``verified``
+    (complete and every file matches its manifest), ``fetched`` (it was missing or incomplete),
+    ``repaired`` (it was complete but ``--verify`` found ``problems``, so it was fetched again) or
+    ``refetched`` (``force``).  ``cleaned`` lists leftovers of interrupted fetches that were removed."""
+
+    name: str
+    path: Path
+    action: str
+    problems: list[str]
+    cleaned: list[Path]
+
+
 def ensure_raw(name: str, force: bool = False, verify: bool = False) -> Path:
     """Make ``data/raw/<name>/`` hold the verified raw files of dataset ``name``; return that path.
 
     ``force`` re-fetches even when the folder is complete; ``verify`` re-checks counts and
     checksums of a complete folder (and re-fetches when they no longer match).  Raises
     :class:`DataError` (message naming the file and the fix) when the data cannot be obtained;
-    ``data/raw`` is then left as it was.
+    ``data/raw`` is then left as it was.  :func:`fetch_raw` also says what it did.
     """
+    return fetch_raw(name, force=force, verify=verify).path
+
+
+def fetch_raw(name: str, force: bool = False, verify: bool = False) -> FetchReport:
+    """:func:`ensure_raw`, returning a :class:`FetchReport`."""
     spec = raw_spec(name)
     dest = paths.raw_dir() / name
-    if not force and is_complete(name, verify=verify):
-        return dest
+    if not force and not verify_raw(name, verify=verify):
+        return FetchReport(name, dest, "verified" if verify else "present", [], [])
     with _raw_lock():
-        if not force and is_complete(name, verify=verify):  # another process finished it meanwhile
-            return dest
+        # fetches are serialised by the lock, so any temporary folder left in data/raw now is the
+        # remains of a killed fetch (atomic_dir cleans up after exceptions, not after SIGKILL)
+        cleaned = io.remove_stale_tmp(paths.raw_dir())
+        problems = [] if force else verify_raw(name, verify=verify)
+        if not force and not problems:  # another process finished it meanwhile
+            return FetchReport(name, dest, "verified" if verify else "present", [], cleaned)
+        was_fetched = not force and (dest / MARKER).is_file()
         mirror = paths.data_mirror()
         missing = _mirror_missing(spec, mirror)
         t0 = time.perf_counter()
@@ -622,13 +703,17 @@ def ensure_raw(name: str, force: bool = False, verify: bool = False) -> Path:
                 source = "upstream " + ", ".join(d.url for d in spec.upstream)
                 files = _from_upstream(spec, tmp, mirror, missing)
             _check_expect(spec, tmp, source)
+            _write_manifest(tmp / MANIFEST, files)
             marker = {
                 "name": name,
                 "fingerprint": _fingerprint(spec),
                 "source": source,
-                "files": files,
+                "n_files": len(files),
+                "manifest": MANIFEST,
+                "manifest_sha256": sha256_file(tmp / MANIFEST),
                 "seconds": round(time.perf_counter() - t0, 2),
                 "fetched_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
             (tmp / MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return dest
+    action = "refetched" if force else ("repaired" if was_fetched else "fetched")
+    return FetchReport(name, dest, action, problems, cleaned)

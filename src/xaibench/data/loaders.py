@@ -396,11 +396,8 @@ def load(name: str, refresh: bool = False) -> pd.DataFrame:
         return load_cebab()
     dataset_info(name)  # validates the name
     cache = processed_path(name)
-    if cache.exists() and not refresh:
-        try:
-            df = pd.read_parquet(cache)
-        except Exception:  # noqa: BLE001 - a corrupt cache is simply rebuilt
-            df = None
+    if not refresh:
+        df = io.read_parquet_cache(cache)  # None when missing or unreadable: rebuilt below
         if df is not None and df.attrs.get(_VERSION_ATTR) == LOADER_VERSION and {"text", "label", "split"} <= set(df.columns):
             return df
     df = build(name)

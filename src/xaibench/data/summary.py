@@ -1,6 +1,6 @@
 """Descriptive statistics of the text datasets (sizes, label balance, token lengths).
 
-Token lengths use :func:`xaibench.models.embeddings.word_tokenize` (words and punctuation marks),
+Token lengths use :func:`xaibench.text.word_tokenize` (words and punctuation marks),
 the tokenizer of the non-transformer models, so they are comparable across datasets but not to
 sub-word counts.
 """
@@ -11,7 +11,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..models.embeddings import word_tokenize
+from ..text import word_tokenize
 from .loaders import TEXT_DATASETS, dataset_info, load
 
 __all__ = ["token_lengths", "dataset_summary", "dataset_summary_table", "plot_token_lengths",

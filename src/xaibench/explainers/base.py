@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -44,6 +44,10 @@ class Attribution:
 
     ``scores[i]`` belongs to ``tokens[i]``.  ``ngrams`` optionally lists n-gram fragments as
     ``(start, end, score)`` over token positions (end exclusive), for n-gram-level methods.
+
+    A model that reads at most a fixed number of tokens sees only ``text[:chars_read]``; the
+    tokens are then those of that part and ``truncated`` is True (set by ``explain``; ``None``
+    means unknown).
     """
 
     text: str
@@ -52,6 +56,8 @@ class Attribution:
     target: int
     ngrams: list[tuple[int, int, float]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    truncated: bool = False
+    chars_read: int | None = None
 
     def __post_init__(self) -> None:
         self.scores = np.asarray(self.scores, dtype=np.float64)
@@ -86,3 +92,16 @@ class ConceptExplainer(Explainer):
         """``queries``: DataFrame with columns ``text`` (base text), ``aspect``, ``base_value``,
         ``cf_value`` (+ optional predicted aspect labels); returns ``(n, n_classes)`` effects.
         Never receives the counterfactual text."""
+
+
+def applicable(explainers: Mapping[str, Any], output: str) -> list[str]:
+    """Names of the ``explainers`` (``{name: class or instance}``, order kept) whose declared
+    :attr:`Explainer.output` is ``output``: what a protocol that scores ``output`` can score.
+
+    A protocol asks this instead of listing explainers, so a new explainer is scored by every
+    protocol that applies to it without editing the protocol.
+    """
+    known = (LocalExplainer.output, ConceptExplainer.output)
+    if output not in known:
+        raise ValueError(f"unknown explainer output {output!r}; explainers declare one of {known}")
+    return [name for name, e in explainers.items() if getattr(e, "output", None) == output]

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..data.cebab import ABSA_LABELS, ASPECTS
 from .base import Classifier
+from .registry import load_model
 
 
 class AspectSentimentModel:
@@ -56,4 +57,4 @@ class AspectSentimentModel:
 
     @classmethod
     def load(cls, folder: str | Path, cache=True) -> "AspectSentimentModel":
-        return cls(Classifier.load(folder, cache=cache))
+        return cls(load_model(folder, cache=cache))

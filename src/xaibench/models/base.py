@@ -1,7 +1,8 @@
 """One interface for every classifier.
 
 * :class:`Classifier` -- ``fit``, batched ``predict_proba`` (cached on disk), ``embed`` (the
-  representation phi(x) the classification head sees), ``save``/``load``, ``fingerprint``.
+  representation phi(x) the classification head sees), ``save``, ``fingerprint``; a saved model
+  is loaded by :func:`xaibench.models.registry.load_model`, which knows every model kind.
 * :class:`TorchTextClassifier` -- adds what gradient explainers and concept explainers need:
   ``encode`` (per-batch padded ids + mask), ``module`` (an ``nn.Module`` whose
   ``forward(input_ids, attention_mask)`` returns logits and which is split into
@@ -84,6 +85,11 @@ class Classifier(abc.ABC):
             return default_cache()
         return self._cache_opt or None
 
+    @cache.setter
+    def cache(self, cache: OutputCache | None | bool) -> None:
+        """``True``: the default on-disk cache; ``None``/``False``: no cache; or an :class:`OutputCache`."""
+        self._cache_opt = cache
+
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             cfg = json.dumps({"kind": self.kind, **self.config()}, sort_keys=True, default=str)
@@ -105,8 +111,19 @@ class Classifier(abc.ABC):
         return cache.cached_call(f"{self.fingerprint()}/proba", texts,
                                  lambda t: self._counted(self._predict_proba, t))
 
+    def predict_proba_uncached(self, texts: Sequence[str]) -> np.ndarray:
+        """Class probabilities computed now, bypassing the on-disk cache (counted in ``n_forward``):
+        for inputs used once, such as an explainer's perturbations."""
+        return self._counted(self._predict_proba, list(texts))
+
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         return self.predict_proba(texts).argmax(axis=1)
+
+    def chars_read(self, text: str) -> int:
+        """How much of ``text`` the model reads: it sees exactly ``text[:chars_read(text)]`` (models
+        that truncate long inputs return less than ``len(text)``).  Explainers attribute only that
+        part and mark the explanation ``truncated``.  Default: the whole text."""
+        return len(text)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """phi(x): the representation the classification head sees, shape ``(n, d)``; cached."""
@@ -128,21 +145,10 @@ class Classifier(abc.ABC):
             self._save_weights(tmp)
         return folder
 
-    @classmethod
-    def load(cls, folder: str | Path, cache: OutputCache | None | bool = True) -> "Classifier":
-        from . import registry
-
-        folder = Path(folder)
-        cfg_path = folder / "config.json"
-        if not cfg_path.exists():
-            raise FileNotFoundError(f"no saved model at {folder} (missing config.json); train it first, "
-                                    "e.g. `make models`")
-        meta = json.loads(cfg_path.read_text())
-        klass = registry.model_class(meta["kind"])
-        obj = klass(n_classes=meta["n_classes"], seed=meta["seed"], cache=cache, **meta["config"])
-        obj._load_weights(folder)
-        obj.history = meta.get("history")
-        return obj
+    def load_weights(self, folder: str | Path) -> "Classifier":
+        """Read the weights :meth:`save` wrote to ``folder`` into this (same-config) model."""
+        self._load_weights(Path(folder))
+        return self
 
 
 class TorchTextClassifier(Classifier):
@@ -163,6 +169,13 @@ class TorchTextClassifier(Classifier):
     @abc.abstractmethod
     def embedding_layer(self) -> Any:
         """The token-embedding ``nn.Module`` (input of captum's layer attributions)."""
+
+    @property
+    def device(self) -> Any:
+        """Where the module lives (``XAIBENCH_DEVICE``, :mod:`xaibench.device`); ``encode`` puts inputs there."""
+        from ..device import module_device
+
+        return module_device(self.module)
 
     @property
     def head(self) -> Any:
@@ -210,13 +223,9 @@ class TorchTextClassifier(Classifier):
 
 
 def _as_text_list(texts: Sequence[str] | str) -> list[str]:
-    if isinstance(texts, str):
-        raise TypeError("pass a list of texts, not a single string (wrap it: [text])")
-    out = list(texts)
-    bad = [i for i, t in enumerate(out) if not isinstance(t, str)]
-    if bad:
-        raise TypeError(f"texts must be str; item {bad[0]} is {type(out[bad[0]]).__name__}")
-    return out
+    from ..utils import check_texts
+
+    return check_texts(texts)
 
 
 class VocabTorchClassifier(TorchTextClassifier):
@@ -235,7 +244,7 @@ class VocabTorchClassifier(TorchTextClassifier):
     def _require(self) -> None:
         if self.module is None:
             raise RuntimeError(f"the {self.kind} model has no vocabulary/weights yet: call fit(...) or "
-                               "Classifier.load(folder) first")
+                               "xaibench.models.registry.load_model(folder) first")
 
     def _save_weights(self, folder: Path) -> None:
         import torch

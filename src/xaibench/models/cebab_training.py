@@ -23,7 +23,7 @@ import pandas as pd
 from ..config import Profile, get_profile
 from ..data.cebab import ABSA_LABELS, NUM_CLASSES
 from ..io import write_json
-from .base import Classifier
+from .registry import load_model
 from .training import macro_f1
 from .zoo import build, model_dir, slug
 
@@ -102,7 +102,7 @@ def train_cebab(model: str, task: str, split: str = "exclusive", seed: int = 42,
     if metrics_path.exists() and not force:
         metrics = json.loads(metrics_path.read_text())
         if metrics.get("profile") == prof.name:
-            clf = Classifier.load(folder)
+            clf = load_model(folder)
             return TrainedModel(AspectSentimentModel(clf) if task == "absa" else clf, metrics, folder)
 
     tr, dev, te = _frames(task, split, prof)

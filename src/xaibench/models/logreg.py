@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ..text import word_tokenize
 from .base import Classifier
-from .embeddings import glove_index, glove_vectors, word_tokenize
+from .embeddings import glove_index, glove_vectors
 
 
 class LogRegClassifier(Classifier):
@@ -64,7 +65,7 @@ class LogRegClassifier(Classifier):
 
     def _require(self):
         if self.clf is None:
-            raise RuntimeError("the logistic regression is not fitted: call fit(...) or Classifier.load(folder)")
+            raise RuntimeError("the logistic regression is not fitted: call fit(...) or xaibench.models.registry.load_model(folder)")
 
     def _predict_proba(self, texts: list[str]) -> np.ndarray:
         self._require()

@@ -14,8 +14,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..device import place
+from ..text import word_tokenize
 from .base import VocabTorchClassifier
-from .embeddings import Vocab, glove_vectors, word_tokenize
+from .embeddings import Vocab, glove_vectors
 from .training import TrainConfig, train_loop
 
 
@@ -93,10 +95,17 @@ class LSTMAttentionClassifier(VocabTorchClassifier):
         ids = torch.zeros((len(seqs), n), dtype=torch.long)
         for i, s in enumerate(seqs):
             ids[i, : len(s)] = torch.as_tensor(s)
+        ids = ids.to(self.device)
         return ids, (ids != 0).long()
 
     def tokens(self, text: str) -> list[str]:
         return word_tokenize(text)[: self.max_length] or [UNK_TOKEN]
+
+    def chars_read(self, text: str) -> int:
+        """The model reads the first ``max_length`` words: ``text[:chars_read(text)]``."""
+        from ..text import cut_to_words
+
+        return len(text) if len(word_tokenize(text)) <= self.max_length else len(cut_to_words(text, self.max_length))
 
     @property
     def embedding_layer(self):
@@ -113,14 +122,14 @@ class LSTMAttentionClassifier(VocabTorchClassifier):
             for t in texts:
                 ids, mask = self.encode([t])
                 a, _, _ = self.module.attention(ids, mask)
-                out.append(a[0].numpy())
+                out.append(a[0].cpu().numpy())
         return out
 
     def _make_module(self, emb: np.ndarray | None):
         from ..utils import set_seed
 
         set_seed(self.seed)
-        self.module = _build_module(len(self.vocab), emb, self.hidden, self.n_classes, self.dropout)
+        self.module = place(_build_module(len(self.vocab), emb, self.hidden, self.n_classes, self.dropout))
         self.module.eval()
 
     def _fit(self, texts, labels, dev_texts, dev_labels):

@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..utils import progress, set_seed
+from ..progress import progress
+from ..utils import set_seed
 
 
 @dataclass
@@ -81,7 +82,7 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
         batches = length_bucketed_batches(lengths, cfg.batch_size, rng)
         for idx in progress(batches, desc=f"{desc} epoch {epoch + 1}/{cfg.epochs}", leave=False):
             ids, mask = encode([texts[i] for i in idx])
-            y = torch.as_tensor(labels[idx], dtype=torch.long)
+            y = torch.as_tensor(labels[idx], dtype=torch.long, device=ids.device)
             opt.zero_grad()
             loss = loss_fn(module(ids, mask), y)
             loss.backward()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 
+from ..device import place
 from .base import TorchTextClassifier
 from .training import TrainConfig, train_loop
 
@@ -113,7 +114,7 @@ class TransformerClassifier(TorchTextClassifier):
 
         set_seed(seed)  # the head's initialisation depends on it
         self.tokenizer = _tokenizer(checkpoint)
-        self.module = _build_module(checkpoint, n_classes, dropout, tiny=tiny)
+        self.module = place(_build_module(checkpoint, n_classes, dropout, tiny=tiny))
         self.module.eval()
 
     def config(self) -> dict[str, Any]:
@@ -125,11 +126,25 @@ class TransformerClassifier(TorchTextClassifier):
     def encode(self, texts: Sequence[str]):
         enc = self.tokenizer(list(texts), padding="longest", truncation=True, max_length=self.max_length,
                              return_tensors="pt")
-        return enc["input_ids"], enc["attention_mask"]
+        return enc["input_ids"].to(self.device), enc["attention_mask"].to(self.device)
 
     def tokens(self, text: str) -> list[str]:
         ids, _ = self.encode([text])
         return self.tokenizer.convert_ids_to_tokens(ids[0].tolist())
+
+    def chars_read(self, text: str) -> int:
+        """The model reads the first ``max_length`` tokens (special tokens included); this is the
+        character offset where the last one ends (``len(text)`` when nothing is cut)."""
+        enc = self.tokenizer(text, truncation=True, max_length=self.max_length, return_overflowing_tokens=False,
+                             return_offsets_mapping=True)
+        n_full = len(self.tokenizer(text, truncation=False)["input_ids"])
+        if n_full <= self.max_length:
+            return len(text)
+        ends = [e for (s, e), sp in zip(enc["offset_mapping"],
+                                        self.tokenizer.get_special_tokens_mask(enc["input_ids"],
+                                                                               already_has_special_tokens=True))
+                if not sp and e > s]
+        return max(ends) if ends else 0
 
     @property
     def special_token_ids(self) -> set[int]:

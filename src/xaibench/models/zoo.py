@@ -37,12 +37,3 @@ def build(model: str, n_classes: int, seed: int, **overrides: Any) -> Classifier
 def model_dir(dataset: str, model: str, task: str, split: str, seed: int) -> Path:
     return paths.models_dir() / dataset / slug(model) / f"{task}_{split}" / f"seed{seed}"
 
-
-def load_trained(dataset: str, model: str, task: str, split: str, seed: int, cache=True) -> Classifier:
-    folder = model_dir(dataset, model, task, split, seed)
-    if not (folder / "config.json").exists():
-        raise FileNotFoundError(
-            f"no trained {model} model for {dataset}/{task}/{split}/seed {seed} at {folder}; train it with "
-            f"`make models MODEL={model} SEEDS={seed}` (or run notebooks/02_train_classifier.ipynb)"
-        )
-    return Classifier.load(folder, cache=cache)

@@ -4,7 +4,8 @@ Examples::
 
     python -m xaibench.survey serve --study src/xaibench/resources/survey_demo_study.json \\
         --db data/survey/demo.sqlite --port 8765
-    python -m xaibench.survey export --db data/survey/demo.sqlite --out answers.csv
+    python -m xaibench.survey export --db data/survey/demo.sqlite --study demo --out answers.csv
+    python -m xaibench.survey codes --study STUDY.json --db data/survey/demo.sqlite
     python -m xaibench.survey score --study STUDY.json --answers answers.csv
 """
 from __future__ import annotations
@@ -29,7 +30,12 @@ def _parser() -> argparse.ArgumentParser:
     x = sub.add_parser("export", help="write the stored answers as CSV")
     x.add_argument("--db", required=True, help="SQLite file written by `serve`")
     x.add_argument("--out", required=True, help="CSV file to write")
-    x.add_argument("--study-id", default=None, help="only this study's answers (default: all)")
+    x.add_argument("--study", "--study-id", dest="study_id", default=None,
+                   help="study id (or study JSON file) to export; needed when the database holds several")
+
+    k = sub.add_parser("codes", help="list the completion codes of participants who finished a study")
+    k.add_argument("--study", required=True, help="study JSON file")
+    k.add_argument("--db", required=True, help="SQLite file written by `serve`")
 
     v = sub.add_parser("validate", help="check a study file and print a summary")
     v.add_argument("--study", required=True)
@@ -63,11 +69,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "export":
             from .storage import export_answers
 
-            out = export_answers(args.db, args.out, args.study_id)
+            study_id = args.study_id
+            if study_id is not None and study_id.endswith(".json"):
+                study_id = hg.load_study(study_id).study_id
+            out = export_answers(args.db, args.out, study_id)
             import pandas as pd
 
             n = len(pd.read_csv(out))
             print(f"wrote {n} answers to {out}")
+        elif args.command == "codes":
+            from pathlib import Path
+
+            from .app import completion_code
+            from .storage import ResponseStore
+
+            if not Path(args.db).is_file():
+                raise FileNotFoundError(f"response database {args.db} does not exist")
+            study, store = hg.load_study(args.study), ResponseStore(args.db)
+            frame = store.to_frame(study.study_id)
+            n_done = frame.groupby("participant_id")["question_id"].nunique()
+            for pid, n in n_done.items():
+                if n == len(study.questions):
+                    print(f"{pid}\t{completion_code(study.study_id, pid, store.secret())}")
         elif args.command == "validate":
             study = hg.load_study(args.study)
             from collections import Counter
@@ -78,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "score":
             study = hg.load_study(args.study)
             answers = hg.read_answers(args.answers)
+            if "study_id" in answers.columns:  # an export of several studies: score this one's
+                answers = answers[answers["study_id"] == study.study_id]
+                if answers.empty:
+                    raise hg.StudyError(f"{args.answers} has no answers of study {study.study_id!r}")
             table = hg.score_table(study, answers)
             print(table.to_string(index=False))
             kt = hg.kappa_table(study, answers)
@@ -89,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 io.write_csv(args.out, table)
                 print(f"\nwrote {args.out}")
-    except (hg.StudyError, FileNotFoundError, IsADirectoryError, OSError) as exc:
+    except (hg.StudyError, ValueError, FileNotFoundError, IsADirectoryError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -13,6 +13,7 @@ that forbids scripts (the app needs none).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import html
 import os
 import re
@@ -26,7 +27,8 @@ from typing import Callable, Iterable
 from urllib.parse import parse_qs, quote
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from ..evaluation.human_grounded import Question, Study, StudyError, answer_options, parse_answer
+from ..evaluation.human_grounded.answers import answer_options, parse_answer
+from ..evaluation.human_grounded.study import Question, Study, StudyError
 from .storage import ResponseStore
 
 COOKIE = "xaibench_pid"
@@ -39,9 +41,12 @@ StartResponse = Callable[..., object]
 e = html.escape
 
 
-def completion_code(study_id: str, participant_id: str) -> str:
-    """Short code a participant can paste into a crowdsourcing platform as proof of completion."""
-    return hashlib.sha256(f"{study_id}\0{participant_id}".encode()).hexdigest()[:10].upper()
+def completion_code(study_id: str, participant_id: str, secret: str) -> str:
+    """Short code a participant can paste into a crowdsourcing platform as proof of completion:
+    an HMAC of (study, participant) under the server's ``secret`` (:meth:`ResponseStore.secret`),
+    so it cannot be computed from the public study id and participant id alone."""
+    msg = f"{study_id}\0{participant_id}".encode()
+    return hmac.new(secret.encode(), msg, hashlib.sha256).hexdigest()[:12].upper()
 
 
 class SurveyApp:
@@ -201,7 +206,7 @@ class SurveyApp:
 
     def _question_page(self, environ: dict, start_response: StartResponse) -> list[bytes]:
         pid = self._participant(environ)
-        if pid is None:
+        if pid is None or not self.store.is_registered(self.study.study_id, pid):
             return self._redirect(start_response, "/")
         nxt = self._next_question(pid)
         if nxt is None:
@@ -221,17 +226,26 @@ class SurveyApp:
             form = self._form(environ)
         except StudyError:
             return self._error(start_response, HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The form is too large.")
+        if not self.store.is_registered(self.study.study_id, pid):
+            return self._error(start_response, HTTPStatus.FORBIDDEN,
+                               "This participant has not started the survey; enter your participant ID "
+                               "on the start page first.")
         qid = form.get("question_id", "")
         q = self._by_id.get(qid)
         if q is None:
             return self._error(start_response, HTTPStatus.BAD_REQUEST, "Unknown question; please go back.")
+        # only the current question, or one already answered (going back changes the answer)
+        order, answered = self._progress(pid)
+        if qid not in answered and qid != next((i for i in order if i not in answered), None):
+            return self._error(start_response, HTTPStatus.CONFLICT,
+                               "This is not your current question; please continue with the survey.")
         answer = form.get("answer", "")
         try:
             parse_answer(q, answer)
         except StudyError:
             return self._error(start_response, HTTPStatus.BAD_REQUEST,
                                "Please choose one of the answers before pressing Next.")
-        self.store.add_answer(self.study.study_id, pid, qid, answer)
+        self.store.add_answer(self.study.study_id, pid, qid, answer)  # the latest answer counts
         return self._redirect(start_response, "/q")
 
     def _done(self, environ: dict, start_response: StartResponse) -> list[bytes]:
@@ -240,7 +254,7 @@ class SurveyApp:
             return self._redirect(start_response, "/")
         if self._next_question(pid) is not None:
             return self._redirect(start_response, "/q")
-        code = completion_code(self.study.study_id, pid)
+        code = completion_code(self.study.study_id, pid, self.store.secret())
         body = ("<h1 id=\"thanks\">Thank you!</h1>"
                 f"<p>You have answered all {len(self.study.questions)} questions. Your answers are saved.</p>"
                 f"<p>Completion code: <code id=\"completion-code\">{e(code)}</code></p>")

@@ -1,13 +1,17 @@
 """SQLite storage of survey answers.
 
-One row per (study, participant, question): the first answer a participant submits for a
-question is kept (a resubmitted form -- back button, double click -- does not overwrite it), with
-an ISO-8601 UTC timestamp.  Every call opens its own short-lived connection, so the store can be
-shared by the threads of the web server.
+One row per (study, participant, question) holding the participant's *latest* answer and when it
+was given (ISO-8601 UTC): a participant who goes back and changes an answer changes what is
+scored (``changes`` counts how often).  Every call opens its own short-lived connection, so the
+store can be shared by the threads of the web server.
+
+Beside the database lives ``<db>.secret``, a random key generated once (mode 0600) that signs
+the participants' completion codes, so nobody without the server's files can forge one.
 """
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +29,7 @@ CREATE TABLE IF NOT EXISTS responses (
     question_id    TEXT NOT NULL,
     answer         TEXT NOT NULL,
     timestamp      TEXT NOT NULL,
+    changes        INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (study_id, participant_id, question_id)
 );
 CREATE TABLE IF NOT EXISTS participants (
@@ -50,6 +55,8 @@ class ResponseStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as con:
             con.executescript(_SCHEMA)
+            if "changes" not in {r[1] for r in con.execute("PRAGMA table_info(responses)")}:  # older files
+                con.execute("ALTER TABLE responses ADD COLUMN changes INTEGER NOT NULL DEFAULT 0")
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=30, isolation_level=None)  # autocommit
@@ -67,12 +74,54 @@ class ResponseStore:
             con.close()
 
     def add_answer(self, study_id: str, participant_id: str, question_id: str, answer: str) -> bool:
-        """Store an answer; returns False (and keeps the old one) when it was already answered."""
+        """Store an answer; a changed answer replaces the earlier one (the latest answer counts).
+        Returns False when nothing changed (the same answer submitted again)."""
         con = self._connect()
         try:
-            cur = con.execute("INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?)",
-                              (study_id, participant_id, question_id, answer, _now()))
+            cur = con.execute(
+                "INSERT INTO responses (study_id, participant_id, question_id, answer, timestamp) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (study_id, participant_id, question_id) DO UPDATE SET "
+                "answer = excluded.answer, timestamp = excluded.timestamp, changes = changes + 1 "
+                "WHERE answer != excluded.answer",
+                (study_id, participant_id, question_id, answer, _now()))
             return cur.rowcount == 1
+        finally:
+            con.close()
+
+    # ---------------------------------------------------------------- completion codes
+    @property
+    def secret_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".secret")
+
+    def secret(self) -> str:
+        """The server secret that signs completion codes (created on first use, never changed)."""
+        p = self.secret_path
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            key = p.read_text().strip()
+            if len(key) < 32:
+                raise RuntimeError(f"{p} is damaged (too short); restore it from a backup -- completion "
+                                   "codes already handed out are signed with it") from None
+            return key
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_hex(32) + "\n")
+        return self.secret()
+
+    def is_registered(self, study_id: str, participant_id: str) -> bool:
+        """Did this participant start this study (enter their id on the start page)?"""
+        con = self._connect()
+        try:
+            return con.execute("SELECT 1 FROM participants WHERE study_id = ? AND participant_id = ?",
+                               (study_id, participant_id)).fetchone() is not None
+        finally:
+            con.close()
+
+    def studies(self) -> list[str]:
+        """The study ids that have answers in this database."""
+        con = self._connect()
+        try:
+            return [r[0] for r in con.execute("SELECT DISTINCT study_id FROM responses ORDER BY study_id")]
         finally:
             con.close()
 
@@ -103,12 +152,19 @@ class ResponseStore:
         return pd.DataFrame(rows, columns=EXPORT_COLUMNS)
 
     def export_csv(self, out: str | os.PathLike, study_id: str | None = None) -> Path:
-        """Write the answers as CSV (atomically) in the format :func:`score_table` reads."""
+        """Write one study's answers as CSV (atomically) in the format :func:`score_table` reads.
+        ``study_id`` may be left out only when the database holds a single study."""
+        studies = self.studies()
+        if study_id is None and len(studies) > 1:
+            raise ValueError(f"{self.path} holds answers of {len(studies)} studies ({', '.join(studies)}); "
+                             "export one at a time with --study STUDY_ID")
+        if study_id is not None and studies and study_id not in studies:
+            raise ValueError(f"{self.path} has no answers for study {study_id!r}; it has {', '.join(studies)}")
         return io.write_csv(out, self.to_frame(study_id))
 
 
 def export_answers(db: str | os.PathLike, out: str | os.PathLike, study_id: str | None = None) -> Path:
-    """Export the answers of ``db`` to ``out`` (CSV); ``db`` must exist."""
+    """Export one study's answers of ``db`` to ``out`` (CSV); ``db`` must exist."""
     db = Path(db)
     if not db.is_file():
         raise FileNotFoundError(f"response database {db} does not exist (the `serve` command creates it)")

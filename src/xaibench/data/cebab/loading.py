@@ -159,8 +159,8 @@ def load_cebab(root: str | os.PathLike | None = None) -> pd.DataFrame:
     if cache.exists():
         key = (str(cache), cache.stat().st_mtime)
         if key not in _MEMO:
-            df = pd.read_parquet(cache)
-            if list(df.columns) == list(COLUMNS):
+            df = io.read_parquet_cache(cache)  # None when unreadable (truncated): rebuilt below
+            if df is not None and list(df.columns) == list(COLUMNS):
                 _MEMO.clear()
                 _MEMO[key] = df
         if key in _MEMO:

@@ -3,7 +3,6 @@ and head training on fixed representations (through the shared :func:`train_loop
 from __future__ import annotations
 
 import copy
-import zlib
 from typing import Any, Protocol, Sequence
 
 import numpy as np
@@ -136,7 +135,8 @@ def task_targets(model: Any, data: pd.DataFrame) -> np.ndarray:
 
 def query_seed(seed: int, *parts: Any) -> np.random.Generator:
     """A generator seeded by ``seed`` and the query's content (order/batch independent)."""
-    key = zlib.crc32("\x1f".join(str(p) for p in parts).encode("utf-8"))
+    from ...utils import query_seed as seed_of  # the project's one per-query seed (lone surrogates ok)
+    key = seed_of(*parts)
     return np.random.default_rng([int(seed), int(key)])
 
 

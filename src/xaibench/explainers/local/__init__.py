@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import BaseLocalExplainer, Fragment, counter_evidence, evidence
+from ._common import proba_uncached  # public: uncached, big-batch forward passes (xaibench.bench)
 from .baselines import RandomNgrams, RandomWords
 from .gradcam import GradCAMText
 from .gradient import GradientXInput, IntegratedGradients
@@ -54,3 +55,4 @@ __all__ = ["LOCAL_EXPLAINERS", "PAPER_METHODS", "GENERIC_METHODS", "make_explain
            "counter_evidence", "Fragment", "BaseLocalExplainer", "RandomWords", "RandomNgrams", "LimeWords",
            "LRPWords", "LRPNgrams", "DeepLiftWords", "DeepLiftNgrams", "GradCAMText", "DecisionTreeExplainer",
            "IntegratedGradients", "GradientXInput", "ShapPartition"]
+__all__ += ["proba_uncached"]

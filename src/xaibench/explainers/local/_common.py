@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import hashlib
 from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
@@ -42,34 +41,59 @@ class BaseLocalExplainer(LocalExplainer):
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[Attribution]:
         if self.model is None:
             raise RuntimeError(f"{type(self).__name__} is not fitted: call .fit(model) before .explain(texts)")
-        if isinstance(texts, str):
-            raise TypeError("pass a list of texts, not a single string (wrap it: [text])")
-        texts = list(texts)
+        from ...utils import check_texts, progress
+
+        texts = check_texts(texts)
         if not texts:
             return []
-        if targets is None:
-            targets = self.model.predict(texts)
-        targets = np.asarray(targets, dtype=np.int64).reshape(-1)
-        if len(targets) != len(texts):
-            raise ValueError(f"got {len(texts)} texts but {len(targets)} targets; pass one target per text")
-        n_classes = getattr(self.model, "n_classes", None)
-        if n_classes is not None and ((targets < 0).any() or (targets >= n_classes).any()):
-            raise ValueError(f"targets must lie in [0, {n_classes - 1}]; got {sorted(set(targets.tolist()))}")
-        from ...utils import progress
-
+        targets = self.model.predict(texts) if targets is None else _check_targets(targets, len(texts), self.model)
         out: list[Attribution] = []
         starts = range(0, len(texts), self.batch_size)
         for i in progress(starts, desc=self.name, total=len(starts), leave=False):
             out.extend(self._explain_batch(texts[i : i + self.batch_size], [int(t) for t in targets[i : i + self.batch_size]]))
+        for text, a in zip(texts, out):  # what the model read of each text (see Attribution.truncated)
+            a.chars_read = chars_read(self.model, text)
+            a.truncated = a.chars_read < len(text)
         return out
 
     @abc.abstractmethod
     def _explain_batch(self, texts: list[str], targets: list[int]) -> list[Attribution]: ...
 
 
+def _check_targets(targets: Any, n_texts: int, model: Any) -> np.ndarray:
+    """``targets`` as an int array: one class index in ``[0, n_classes)`` per text."""
+    fix = "pass one class index per text, or targets=None for the predicted classes"
+    if isinstance(targets, (str, bytes)) or not hasattr(targets, "__len__"):
+        raise TypeError(f"targets must be a list of class indices; got {type(targets).__name__} ({fix})")
+    vals = list(targets)
+    bad = [i for i, t in enumerate(vals) if isinstance(t, bool) or not isinstance(t, (int, np.integer))]
+    if bad:
+        raise TypeError(f"targets must be class indices (int); item {bad[0]} is {vals[bad[0]]!r} ({fix})")
+    arr = np.asarray(vals, dtype=np.int64).reshape(-1)
+    if len(arr) != n_texts:
+        raise ValueError(f"got {n_texts} texts but {len(arr)} targets; pass one target per text")
+    n_classes = getattr(model, "n_classes", None)
+    if n_classes is not None and ((arr < 0).any() or (arr >= n_classes).any()):
+        raise ValueError(f"targets must lie in [0, {n_classes - 1}]; got {sorted(set(arr.tolist()))}")
+    return arr
+
+
 # ----------------------------------------------------------------------------------------------
 # model helpers
 # ----------------------------------------------------------------------------------------------
+def chars_read(model: Any, text: str) -> int:
+    """How many characters of ``text`` the model reads (``Classifier.chars_read``; all of it for
+    models without one)."""
+    fn = getattr(model, "chars_read", None)
+    return int(fn(text)) if fn is not None else len(text)
+
+
+def read_part(model: Any, text: str) -> str:
+    """The part of ``text`` the model reads: model-agnostic methods (LIME, decision trees) perturb
+    and attribute only this, never the tail a truncating model ignores."""
+    return text[: chars_read(model, text)]
+
+
 def _is_torch_model(model: Any) -> bool:
     from ...models.base import TorchTextClassifier
 
@@ -118,20 +142,18 @@ def row_tokens(model: Any, text: str, keep_row: np.ndarray) -> list[str]:
 
 
 def word_tokens(model: Any, text: str, lower: bool = True) -> list[str]:
-    """Words for the word-level model-agnostic methods (LIME, decision trees): the model's own
-    words when it exposes ``words(text)`` (the CNN), else :func:`word_tokenize`."""
+    """Words (:func:`word_tokenize`, the CNN's and LSTM's own words) of the part of ``text`` the
+    model reads (:func:`read_part`), for the word-level model-agnostic methods (LIME, trees)."""
     from ...models.embeddings import word_tokenize
 
-    toks = word_tokenize(text, lower=lower)
-    if hasattr(model, "words"):
-        toks = toks[: len(model.words(text))]
-    return toks
+    return word_tokenize(read_part(model, text), lower=lower)
 
 
-def text_seed(seed: int, text: str) -> int:
-    """A per-text seed, so a text's random explanation does not depend on its batch."""
-    h = hashlib.sha1(f"{seed}:{text}".encode("utf-8")).digest()
-    return int.from_bytes(h[:4], "little")
+def model_key(model: Any) -> str:
+    """What identifies the model in per-query seeds (:func:`xaibench.utils.query_seed`): its
+    fingerprint, so two models explained with the same seed get different random draws."""
+    fp = getattr(model, "fingerprint", None)
+    return str(fp()) if callable(fp) else type(model).__name__
 
 
 @contextlib.contextmanager

@@ -1,11 +1,13 @@
 """Random baselines of the paper: Random (W) scores words, Random (N) scores the n-gram windows
-of the conv filter widths, both with i.i.d. N(0, 1) relevance seeded per (seed, text)."""
+of the conv filter widths, both with i.i.d. N(0, 1) relevance seeded per (seed, model fingerprint, text), so two models get
+independent draws (the human-grounded task 1 compares two models' random explanations)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import Attribution
-from ._common import BaseLocalExplainer, batch_tokens, filter_widths, ngram_windows, text_seed
+from ...utils import query_seed
+from ._common import BaseLocalExplainer, batch_tokens, filter_widths, model_key, ngram_windows
 
 
 class RandomWords(BaseLocalExplainer):
@@ -14,9 +16,9 @@ class RandomWords(BaseLocalExplainer):
     granularity = "words"
 
     def _explain_batch(self, texts, targets):
-        out = []
+        out, key = [], model_key(self.model)
         for text, tgt, toks in zip(texts, targets, batch_tokens(self.model, texts)):
-            rng = np.random.default_rng(text_seed(self.seed, text))
+            rng = np.random.default_rng(query_seed(self.seed, key, text))
             out.append(Attribution(text, toks, rng.standard_normal(len(toks)), tgt, meta={"method": self.name}))
         return out
 
@@ -27,10 +29,10 @@ class RandomNgrams(BaseLocalExplainer):
     granularity = "ngrams"
 
     def _explain_batch(self, texts, targets):
-        out = []
+        out, key = [], model_key(self.model)
         widths = filter_widths(self.model)
         for text, tgt, toks in zip(texts, targets, batch_tokens(self.model, texts)):
-            rng = np.random.default_rng(text_seed(self.seed, text))
+            rng = np.random.default_rng(query_seed(self.seed, key, text))
             wins = ngram_windows(len(toks), widths)
             vals = rng.standard_normal(len(wins))
             scores, counts = np.zeros(len(toks)), np.zeros(len(toks))

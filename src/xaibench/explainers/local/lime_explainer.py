@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import Attribution
-from ._common import BaseLocalExplainer, proba_uncached, text_seed, word_tokens
+from ...utils import query_seed
+from ._common import BaseLocalExplainer, proba_uncached, read_part, word_tokens
 
 
 class LimeWords(BaseLocalExplainer):
@@ -43,13 +44,13 @@ class LimeWords(BaseLocalExplainer):
                 out.append(Attribution(text, [], np.zeros(0), tgt, meta={"method": self.name}))
                 continue
             raw_words = word_tokens(self.model, text, lower=False)
-            # a model that reads only a window (the CNN's max_len) is explained on that window:
-            # LIME would otherwise count the unread tail of the string as one more word
-            lime_text = text if len(raw_words) == len(word_tokens(None, text, lower=False)) else " ".join(raw_words)
+            # a model that reads only a window (max_len / max_length words) is explained on that
+            # window: perturbing or scoring the unread tail would attribute words it never sees
+            lime_text = read_part(self.model, text)
             exp = LimeTextExplainer(kernel_width=self.kernel_width, bow=False, mask_string="",
                                     split_expression=lambda s, _w=raw_words: list(_w),
                                     feature_selection="none",
-                                    random_state=np.random.RandomState(text_seed(self.seed, text)))
+                                    random_state=np.random.RandomState(query_seed(self.seed, text) % 2**32))
             res = exp.explain_instance(lime_text, self._classifier_fn, labels=(tgt,), num_features=len(words),
                                        num_samples=self.num_samples)
             scores = np.zeros(len(words))

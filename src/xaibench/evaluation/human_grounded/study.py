@@ -1,33 +1,4 @@
-"""Human-grounded evaluation of explanation methods (Lertvittayakumjorn & Toni, EMNLP 2019).
-
-The paper asks people three kinds of questions about the explanations of a 1D-CNN text
-classifier and turns every answer into a score in ``{-1, -0.5, 0, +0.5, +1}``:
-
-* **Task 1 -- revealing model behaviour.**  Two models (a well-trained one and a worse one) put
-  the same input in the same class; the participant sees *only* the evidence each model's
-  explanation gives (the input text is not shown) and says which model is more reasonable.
-  Correct = the well-trained model.
-* **Task 2 -- justifying predictions.**  The participant sees the top-3 evidence fragments of a
-  confident prediction (``max_c p_c > 0.9``) and guesses the class of the document they come
-  from.  Correct = the class the model *predicted*.
-* **Task 3 -- investigating uncertain predictions.**  The participant sees the top-3 evidence and
-  top-3 counter-evidence fragments of an uncertain prediction (``max_c p_c < 0.7``) together with
-  the predicted class and its probability, and guesses the *true* class.  Correct = the true
-  class.  There is no "can't say" option in this task (the paper: people can still fall back on
-  the predicted probability).
-
-Answer scale and scores (the paper's screenshots)::
-
-    confident & correct      +1.0      e.g. "Robot A seems clearly more reasonable than Robot B"
-    unconfident & correct    +0.5           "Robot A seems slightly more reasonable than Robot B"
-    no preference             0.0           "I can't say which robot is more reasonable"
-    unconfident & incorrect  -0.5
-    confident & incorrect    -1.0
-
-Scores are averaged per task, dataset and method over all answers (column ``A`` of the paper's
-tables), over the answers to questions whose model prediction was correct (check mark) and over
-those whose prediction was wrong (cross).  In task 1 both models predict the same class, so they
-are both right or both wrong.  Agreement between participants is Fleiss' kappa.
+"""The study file: :class:`Question`, :class:`Study`, their JSON format and its validation.
 
 Answer codes
 ------------
@@ -82,24 +53,19 @@ paper's numbers beside ours.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
-import numpy as np
-import pandas as pd
-
-from .. import io
+from ... import io
 
 TASKS = (1, 2, 3)
 CONFIDENT = "confident"
 UNCONFIDENT = "unconfident"
 NO_PREFERENCE = "none"
 TASK1_CHOICES = ("A", "B")
-SUBSETS = ("all", "correct", "incorrect")
 DEFAULT_MODEL_LABELS = ("Robot A", "Robot B")
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -377,73 +343,8 @@ def save_study(study: Study, path: str | os.PathLike) -> Path:
     return io.write_json(path, d, sort_keys=False)
 
 
-# --------------------------------------------------------------------------------------------
-# answers and scores
-# --------------------------------------------------------------------------------------------
-def answer_options(question: Question,
-                   model_labels: Sequence[str] = DEFAULT_MODEL_LABELS) -> list[tuple[str, str]]:
-    """The answer scale of ``question`` as ``(code, label)`` pairs, in the paper's order.
-
-    Task 1: A clearly / A slightly / can't say / B slightly / B clearly.  Tasks 2 and 3: "certain"
-    for every class, then "not certain but likely" for every class, then (task 2 only) "can't say".
-    """
-    if question.task == 1:
-        a, b = model_labels
-        return [
-            (f"{CONFIDENT}:A", f"{a} seems clearly more reasonable than {b}."),
-            (f"{UNCONFIDENT}:A", f"{a} seems slightly more reasonable than {b}."),
-            (NO_PREFERENCE, "I can't say which one is more reasonable."),
-            (f"{UNCONFIDENT}:B", f"{b} seems slightly more reasonable than {a}."),
-            (f"{CONFIDENT}:B", f"{b} seems clearly more reasonable than {a}."),
-        ]
-    noun = question.doc_noun
-    if question.task == 2:
-        sure = "I'm certain that they are from a{n} {c} " + noun + "."
-        maybe = "I'm not certain but they are likely from a{n} {c} " + noun + "."
-    else:
-        sure = "I'm certain that it is a{n} {c} " + noun + "."
-        maybe = "I'm not certain but it is probably a{n} {c} " + noun + "."
-
-    def art(c: str) -> str:
-        return "n" if c[:1].lower() in "aeiou" else ""
-
-    opts = [(f"{CONFIDENT}:{c}", sure.format(n=art(c), c=c)) for c in question.class_names]
-    opts += [(f"{UNCONFIDENT}:{c}", maybe.format(n=art(c), c=c)) for c in question.class_names]
-    if question.allows_no_preference:
-        opts.append((NO_PREFERENCE, "I can't say."))
-    return opts
-
-
-def parse_answer(question: Question, answer: str) -> tuple[str | None, str | None]:
-    """Split an answer code into ``(confidence, choice)``; ``(None, None)`` for no preference.
-
-    Raises :class:`StudyError` naming the valid codes when ``answer`` is not one of them.
-    """
-    valid = [code for code, _ in answer_options(question)]
-    if not isinstance(answer, str) or answer not in valid:
-        raise StudyError(f"answer {answer!r} is not valid for question {question.question_id!r} "
-                         f"(task {question.task}); valid answers: {valid}")
-    if answer == NO_PREFERENCE:
-        return None, None
-    conf, choice = answer.split(":", 1)
-    return conf, choice
-
-
-def score_answer(question: Question, answer: str) -> float:
-    """Score one answer: +1 / +0.5 for a confident / unconfident correct answer, 0 for no
-    preference, -0.5 / -1 for an unconfident / confident wrong one.
-
-    "Correct" means choosing ``question.key``: the well-trained model (task 1), the predicted class
-    (task 2), the true class (task 3).
-    """
-    conf, choice = parse_answer(question, answer)
-    if conf is None:
-        return 0.0
-    magnitude = 1.0 if conf == CONFIDENT else 0.5
-    return magnitude if choice == question.key else -magnitude
-
-
-def _questions_by_id(questions: Study | Iterable[Question]) -> dict[str, Question]:
+def questions_by_id(questions: Study | Iterable[Question]) -> dict[str, Question]:
+    """``{question_id: Question}``; raises :class:`StudyError` when an id appears twice."""
     qs = questions.questions if isinstance(questions, Study) else list(questions)
     out: dict[str, Question] = {}
     for q in qs:
@@ -453,207 +354,7 @@ def _questions_by_id(questions: Study | Iterable[Question]) -> dict[str, Questio
     return out
 
 
-def score_answers(questions: Study | Iterable[Question], answers: pd.DataFrame) -> pd.DataFrame:
-    """Attach ``task``/``dataset``/``method``/``model_correct``/``score`` to every answer row.
-
-    ``answers`` needs columns ``question_id`` and ``answer`` (``participant_id`` is kept when
-    present), e.g. the CSV written by ``python -m xaibench.survey export``.
-    """
-    missing = [c for c in ("question_id", "answer") if c not in answers.columns]
-    if missing:
-        raise StudyError(f"answers table is missing column(s) {missing}; it has "
-                         f"{list(answers.columns)} (export one with `python -m xaibench.survey export`)")
-    by_id = _questions_by_id(questions)
-    qids = answers["question_id"].astype(str)
-    unknown = sorted(set(qids) - set(by_id))
-    if unknown:
-        raise StudyError(f"{len(unknown)} answered question id(s) are not in the study, e.g. "
-                         f"{unknown[:5]}; score with the study file the answers were collected for")
-    out = answers.copy()
-    out["question_id"] = qids
-    out["answer"] = out["answer"].astype(str)
-    qs = [by_id[i] for i in qids]
-    out["task"] = [f"task_{q.task}" for q in qs]
-    out["dataset"] = [q.dataset for q in qs]
-    out["method"] = [q.method for q in qs]
-    out["model_correct"] = [q.model_correct for q in qs]
-    out["score"] = [score_answer(q, a) for q, a in zip(qs, out["answer"])]
-    return out
-
-
-def iter_subsets(scored: pd.DataFrame):
-    """Yield ``((task, dataset, method, subset), rows)`` for the paper's columns A / check / cross
-    (``subset`` = ``all`` / ``correct`` / ``incorrect``); empty subsets are skipped."""
-    for (task, dataset, method), g in scored.groupby(["task", "dataset", "method"], sort=True):
-        for subset in SUBSETS:
-            sub = g if subset == "all" else g[g["model_correct"] == (subset == "correct")]
-            if not sub.empty:
-                yield (task, dataset, method, subset), sub
-
-
-def score_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame,
-                with_paper: bool = True) -> pd.DataFrame:
-    """Average human score per task, dataset, method and subset (the paper's Tables 2-4 layout).
-
-    Returns a tidy table with columns ``task`` (``task_1``...), ``dataset``, ``method``,
-    ``subset`` (``all`` = column A, ``correct`` = check mark, ``incorrect`` = cross), ``ours`` (mean
-    score over the answers), ``ours_std`` (NaN: one study, no seeds), ``paper`` (the printed number
-    or NaN), ``n_answers`` and ``n_questions``.  A subset with no answers gets no row.
-    """
-    scored = score_answers(questions, answers_df)
-    rows = []
-    for (task, dataset, method, subset), sub in iter_subsets(scored):
-            rows.append({"task": task, "dataset": dataset, "method": method, "subset": subset,
-                         "ours": float(sub["score"].mean()), "ours_std": np.nan,
-                         "n_answers": int(len(sub)), "n_questions": int(sub["question_id"].nunique())})
-    cols = ["task", "dataset", "method", "subset", "ours", "ours_std", "paper", "n_answers", "n_questions"]
-    if not rows:
-        return pd.DataFrame(columns=cols)
-    table = pd.DataFrame(rows)
-    table["paper"] = _paper_lookup(table) if with_paper else np.nan
-    return table[cols]
-
-
-def _paper_lookup(table: pd.DataFrame) -> list[float]:
-    try:
-        from ..tables import paper_values
-
-        pv = paper_values("human_grounded", metric="avg_human_score")
-    except (KeyError, FileNotFoundError):  # pragma: no cover - resources always ship
-        return [np.nan] * len(table)
-    lut = {(r.task, r.dataset, r.method, r.subset): float(r.value) for r in pv.itertuples()}
-    return [lut.get((r.task, r.dataset, r.method, r.subset), np.nan) for r in table.itertuples()]
-
-
-# --------------------------------------------------------------------------------------------
-# agreement
-# --------------------------------------------------------------------------------------------
-def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
-    """Fleiss' (1971) kappa for ``counts[i, j]`` = number of raters who put item ``i`` in category
-    ``j``; every item must have the same number ``n >= 2`` of ratings.
-
-    ``kappa = (P_bar - P_e) / (1 - P_e)`` with ``P_i = (sum_j n_ij^2 - n) / (n (n - 1))``,
-    ``P_bar = mean_i P_i``, ``p_j = sum_i n_ij / (N n)`` and ``P_e = sum_j p_j^2``.  Returns NaN when
-    ``P_e == 1`` (everybody used one single category: kappa is undefined).
-    """
-    a = np.asarray(counts, dtype=float)
-    if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
-        raise ValueError(f"counts must be a 2-D array [n_items, n_categories], got shape {a.shape}")
-    if not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(a != np.round(a)):
-        raise ValueError("counts must hold non-negative integers (raters per item and category)")
-    n_per_item = a.sum(axis=1)
-    n = n_per_item[0]
-    if np.any(n_per_item != n):
-        raise ValueError("every item needs the same number of ratings for Fleiss' kappa; row sums are "
-                         f"{sorted(set(n_per_item.astype(int).tolist()))} -- drop or complete the items "
-                         "with a different number of raters")
-    if n < 2:
-        raise ValueError(f"Fleiss' kappa needs at least 2 ratings per item, got {int(n)}")
-    n_items = a.shape[0]
-    p_j = a.sum(axis=0) / (n_items * n)
-    p_i = ((a ** 2).sum(axis=1) - n) / (n * (n - 1))
-    p_bar = p_i.mean()
-    p_e = float((p_j ** 2).sum())
-    if math.isclose(p_e, 1.0):
-        return float("nan")
-    return float((p_bar - p_e) / (1.0 - p_e))
-
-
-def _category(question: Question, answer: str, by: str, collapse_confidence: bool) -> str:
-    conf, choice = parse_answer(question, answer)
-    if conf is None:
-        return NO_PREFERENCE
-    if by == "score":
-        label = "correct" if choice == question.key else "incorrect"
-    else:
-        label = choice  # type: ignore[assignment]
-    return label if collapse_confidence else f"{conf}:{label}"
-
-
-def agreement_counts(questions: Sequence[Question], answers: pd.DataFrame, by: str = "answer",
-                     collapse_confidence: bool = False) -> tuple[np.ndarray, list[str], list[str]]:
-    """Count matrix for :func:`fleiss_kappa` from long-format answers.
-
-    ``by="answer"`` uses the option a participant picked (A/B or a class); ``by="score"`` uses
-    whether it was right (so the categories are the five score levels).  ``collapse_confidence``
-    merges the confident and unconfident version of each category.  Returns
-    ``(counts, question_ids, categories)``.
-    """
-    if by not in ("answer", "score"):
-        raise ValueError(f"by must be 'answer' or 'score', got {by!r}")
-    by_id = _questions_by_id(questions)
-    cats: list[str] = []
-    rows: dict[str, dict[str, int]] = {}
-    for qid, ans in zip(answers["question_id"].astype(str), answers["answer"].astype(str)):
-        if qid not in by_id:
-            raise StudyError(f"answer to unknown question {qid!r}")
-        c = _category(by_id[qid], ans, by, collapse_confidence)
-        if c not in cats:
-            cats.append(c)
-        rows.setdefault(qid, {})
-        rows[qid][c] = rows[qid].get(c, 0) + 1
-    cats.sort()
-    qids = sorted(rows)
-    counts = np.array([[rows[q].get(c, 0) for c in cats] for q in qids], dtype=int).reshape(len(qids), len(cats))
-    return counts, qids, cats
-
-
-def kappa_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame) -> pd.DataFrame:
-    """Fleiss' kappa per task and dataset, in four variants.
-
-    The paper prints two values per task ("0.050 / 0.054") without saying how they differ
-    (``shared/paper_values`` flags this as ambiguous).  We report the full answer scale
-    (``collapse_confidence=False``) and the scale with confident/unconfident merged
-    (``collapse_confidence=True``), each with categories = the chosen option (``by="answer"``) or
-    its correctness (``by="score"``).  ``paper`` holds the first printed value beside the
-    full-scale rows and the second beside the collapsed rows -- our *guess* at the pairing.
-
-    Only questions with the most common number (>= 2) of answers in their task/dataset are used,
-    because Fleiss' kappa needs the same number of raters per item; ``n_items`` says how many.
-    """
-    scored = score_answers(questions, answers_df)
-    by_id = _questions_by_id(questions)
-    try:
-        from ..tables import paper_values
-
-        pv = paper_values("human_grounded", metric="fleiss_kappa")
-        plut = {(r.task, r.dataset, r.subset): float(r.value) for r in pv.itertuples()}
-    except (KeyError, FileNotFoundError):  # pragma: no cover
-        plut = {}
-    rows = []
-    for (task, dataset), g in scored.groupby(["task", "dataset"], sort=True):
-        n_per_q = g.groupby("question_id").size()
-        n_per_q = n_per_q[n_per_q >= 2]
-        if n_per_q.empty:
-            continue
-        n_raters = int(n_per_q.mode().max())
-        keep = set(n_per_q[n_per_q == n_raters].index)
-        sub = g[g["question_id"].isin(keep)]
-        qs = [by_id[q] for q in sorted(keep)]
-        for collapse in (False, True):
-            for by in ("answer", "score"):
-                counts, _, _ = agreement_counts(qs, sub, by=by, collapse_confidence=collapse)
-                rows.append({
-                    "task": task, "dataset": dataset, "by": by, "collapse_confidence": collapse,
-                    "ours": fleiss_kappa(counts), "ours_std": np.nan,
-                    "paper": plut.get((task, dataset, "second_value" if collapse else "first_value"), np.nan),
-                    "n_items": len(keep), "n_raters": n_raters,
-                })
-    cols = ["task", "dataset", "by", "collapse_confidence", "ours", "ours_std", "paper", "n_items", "n_raters"]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def read_answers(path: str | os.PathLike) -> pd.DataFrame:
-    """Read an exported answers CSV (all columns as strings)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"answers file {path} does not exist; create it with "
-                                "`python -m xaibench.survey export --db DB --out {path}`")
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
-
-
 __all__ = [
-    "Question", "Study", "StudyError", "load_study", "save_study", "study_from_json",
-    "answer_options", "parse_answer", "score_answer", "score_answers", "score_table",
-    "fleiss_kappa", "agreement_counts", "kappa_table", "read_answers",
+    "TASKS", "CONFIDENT", "UNCONFIDENT", "NO_PREFERENCE", "TASK1_CHOICES", "DEFAULT_MODEL_LABELS", "DOC_NOUNS",
+    "StudyError", "Question", "Study", "study_from_json", "load_study", "save_study", "questions_by_id",
 ]

@@ -1,0 +1,85 @@
+"""The explanation methods the human-grounded tasks score, and explaining the question pool.
+
+The tasks show an explanation's top-``m`` evidence and counter-evidence fragments, so they can score
+every explainer whose declared output is an attribution (:data:`ACCEPTS`, see
+:func:`xaibench.explainers.base.applicable`).  The paper's nine methods keep the short names of
+its tables (:data:`PAPER_METHODS`); any other registered local explainer is scored under its
+registry name, so a new :class:`~xaibench.explainers.base.LocalExplainer` added to
+``xaibench.explainers.local.LOCAL_EXPLAINERS`` is picked up without editing this package.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ...explainers.base import applicable
+from ...utils import progress
+
+#: the explainer output type the tasks can score
+ACCEPTS = "attribution"
+
+#: study/paper method name -> explainer registry name (xaibench.explainers.local), in table order
+PAPER_METHODS: dict[str, str] = {
+    "random_w": "random_words",
+    "random_n": "random_ngrams",
+    "lime": "lime",
+    "lrp_w": "lrp_words",
+    "lrp_n": "lrp_ngrams",
+    "deeplift_w": "deeplift_words",
+    "deeplift_n": "deeplift_ngrams",
+    "gradcam_text": "gradcam_text",
+    "dt": "decision_trees",
+}
+#: printed names of the paper's tables
+PAPER_LABELS: dict[str, str] = {
+    "random_w": "Random (W)", "random_n": "Random (N)", "lime": "LIME (W)", "lrp_w": "LRP (W)",
+    "lrp_n": "LRP (N)", "deeplift_w": "DeepLIFT (W)", "deeplift_n": "DeepLIFT (N)",
+    "gradcam_text": "Grad-CAM-T (N)", "dt": "DTs (N)",
+}
+
+
+def scorable_methods() -> list[str]:
+    """Every method the tasks can score: the paper's short names (table order), then the registry
+    names of the other registered explainers whose declared output is :data:`ACCEPTS`."""
+    from ...explainers.local import LOCAL_EXPLAINERS
+
+    names = applicable(LOCAL_EXPLAINERS, ACCEPTS)
+    paper = [m for m, n in PAPER_METHODS.items() if n in names]
+    return paper + [n for n in names if n not in PAPER_METHODS.values()]
+
+
+def method_label(method: str) -> str:
+    """The paper's printed name of ``method`` (the method name itself for non-paper methods)."""
+    return PAPER_LABELS.get(method, method)
+
+
+def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed: int = 42,
+                         lime_samples: int = 1000) -> Any:
+    """A fitted explainer for a method name: a paper name (``lrp_n``, ``dt``, ...) or the registry
+    name of any explainer in :func:`scorable_methods`.  Every explainer is fitted with the model's
+    training texts (only those that need data, the decision trees, use them)."""
+    from ...explainers.local import make_explainer
+
+    known = scorable_methods()
+    if method not in known:
+        raise KeyError(f"unknown method {method!r} for the human-grounded tasks; use one of {known}")
+    name = PAPER_METHODS.get(method, method)
+    kw: dict[str, Any] = {"seed": seed}
+    if name == "lime":
+        kw["num_samples"] = int(lime_samples)
+    return make_explainer(name, **kw).fit(model, list(fit_texts))
+
+
+def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_texts: Sequence[str],
+                  seed: int = 42, lime_samples: int = 1000, desc: str = "") -> dict[str, dict[str, Any]]:
+    """``{method: {text: Attribution for the predicted class}}`` for the unique ``texts``."""
+    uniq = list(dict.fromkeys(texts))
+    out: dict[str, dict[str, Any]] = {}
+    for method in progress(list(methods), desc=desc or "explainers"):
+        exp = make_paper_explainer(method, model, fit_texts, seed=seed, lime_samples=lime_samples)
+        attrs = exp.explain(uniq)
+        out[method] = dict(zip(uniq, attrs))
+    return out
+
+
+__all__ = ["ACCEPTS", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "method_label",
+           "make_paper_explainer", "explain_texts"]

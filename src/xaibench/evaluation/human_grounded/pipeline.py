@@ -1,0 +1,232 @@
+"""The human-grounded pipeline, step by step (notebooks 11 and 21 call these; no logic lives there).
+
+::
+
+    setups = prepare(["amazon", "arxiv"], seed)           # splits + well/worse CNNs (notebooks 11, 21)
+    selections = select_questions(setups, n_questions, seed)
+    questions, report, timings = build_questions(setups, selections, methods, seed, lime_samples)
+    readers, reader_perf = make_readers(setups, n_readers, seed)
+    answers = simulate_answers(readers, questions)
+    tidy, scores, kappa = result_tables(questions, answers)
+    agree = score_agreement(scores)
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .kappa import kappa_table
+from .methods import PAPER_METHODS, explain_texts, method_label
+from .questions import BuildReport, build_task1, build_task2, build_task3
+from .readers import PARTICIPANTS, SimulatedReader, train_readers
+from ..agreement import rank_agreement
+from .scoring import LOWER_IS_BETTER, SUBSETS, participant_score_table
+from .selection import TAU_HIGH, TAU_LOW, select_task1, select_task2, select_task3
+from .splits import DATASETS, DatasetSpec, dataset_spec, make_splits
+from .study import Question
+from .training import get_models
+
+#: epochs cap of the CNN recipes in the quick (smoke-test) profile
+QUICK_MAX_EPOCHS = 3
+
+
+@dataclass
+class Setup:
+    """One dataset ready for explanations: its four splits and its two CNNs."""
+
+    dataset: str
+    splits: dict[str, pd.DataFrame]
+    models: dict[str, Any]  # {"well": CNN, "worse": CNN}
+
+    @property
+    def spec(self) -> DatasetSpec:
+        return dataset_spec(self.dataset)
+
+    @property
+    def pool(self) -> pd.DataFrame:
+        """The question pool (``test`` split), positions 0..n-1 (the ``pos`` of the selections)."""
+        return self.splits["test"].reset_index(drop=True)
+
+    @property
+    def fit_texts(self) -> list[str]:
+        """The CNNs' training texts (the decision trees are extracted from predictions on them)."""
+        return self.splits["train"]["text"].tolist()
+
+
+def prepare(datasets: Sequence[str] = tuple(DATASETS), seed: int = 42, quick: bool = False) -> dict[str, Setup]:
+    """Splits and the well-trained and worse CNNs of every dataset (trained once, then reloaded).
+
+    The one entry point of notebooks 11 (heat maps) and 21 (the tasks), so both explain the same
+    models.  ``quick``: capped splits and at most :data:`QUICK_MAX_EPOCHS` epochs (smoke runs).
+    """
+    splits = {ds: make_splits(ds, seed, quick=quick) for ds in datasets}
+    return {ds: Setup(ds, splits[ds], get_models(ds, splits[ds], seed,
+                                                 max_epochs=QUICK_MAX_EPOCHS if quick else None))
+            for ds in datasets}
+
+
+def short_inputs(setup: Setup, n: int, min_tokens: int = 12) -> list[tuple[Any, int]]:
+    """The ``n`` shortest question-pool texts with at least ``min_tokens`` CNN tokens, one per
+    predicted class first (ties broken by example id).  Returns ``[(pool row, predicted class)]``."""
+    pool, model = setup.pool, setup.models["well"]
+    n_tok = pool["text"].map(lambda t: len(model.words(t)))
+    cand = pool[n_tok >= min_tokens].assign(n_tok=n_tok).sort_values(["n_tok", "example_id"])
+    pred = model.predict(cand["text"].tolist())
+    chosen, seen = [], set()
+    for (_, row), p in zip(cand.iterrows(), pred):  # one per predicted class first, then the next shortest
+        if p not in seen:
+            chosen.append((row, int(p)))
+            seen.add(p)
+        if len(chosen) == n:
+            break
+    return chosen
+
+
+def input_table(setup: Setup, inputs: Sequence[tuple[Any, int]]) -> pd.DataFrame:
+    """The chosen inputs (:func:`short_inputs`): id, true and predicted class, the well-trained
+    CNN's probability of its prediction, and the text."""
+    names, model = setup.spec.class_names, setup.models["well"]
+    return pd.DataFrame([{"dataset": setup.dataset, "example_id": row.example_id, "true": names[int(row.label)],
+                          "predicted": names[p], "p": round(float(model.predict_proba([row.text])[0].max()), 2),
+                          "text": row.text} for row, p in inputs])
+
+
+def explanation_panels(setup: Setup, inputs: Sequence[tuple[Any, int]], explanations: Mapping[str, Mapping[str, Any]],
+                       methods: Sequence[str] = tuple(PAPER_METHODS)) -> list[tuple[dict[str, Any], str]]:
+    """Per input: ``({method label: Attribution}, title)``, for :func:`xaibench.viz.html_heatmap`
+    and :func:`xaibench.viz.heatmap_grid`.  ``explanations``: :func:`.methods.explain_texts` output."""
+    names = setup.spec.class_names
+    return [({method_label(m): explanations[m][row.text] for m in methods},
+             f"{setup.dataset} · {row.example_id} · predicted {names[p]} (true {names[int(row.label)]})")
+            for row, p in inputs]
+
+
+@dataclass
+class Selection:
+    """The examples of one dataset's pool chosen for tasks 1-3 (frames of :mod:`.selection`)."""
+
+    dataset: str
+    tasks: dict[int, pd.DataFrame]
+    proba: np.ndarray        # well-trained CNN on the pool
+    proba_worse: np.ndarray  # worse CNN on the pool
+
+
+def select_questions(setups: Mapping[str, Setup], n_questions: int = 100, seed: int = 42) -> dict[str, Selection]:
+    """Apply the paper's selection rules to every dataset's pool (same examples for every method)."""
+    out = {}
+    for ds, s in setups.items():
+        pool = s.pool
+        texts, y = pool["text"].tolist(), pool["label"].to_numpy()
+        pw, ps = s.models["well"].predict_proba(texts), s.models["worse"].predict_proba(texts)
+        k = len(s.spec.class_names)
+        out[ds] = Selection(ds, {1: select_task1(y, pw.argmax(1), ps.argmax(1), n_questions, seed, n_classes=k),
+                                 2: select_task2(y, pw, n_questions, seed=seed),
+                                 3: select_task3(y, pw, n_questions, seed=seed)}, pw, ps)
+    return out
+
+
+def selection_summary(selections: Mapping[str, Selection]) -> pd.DataFrame:
+    """Per dataset: pool size, share of examples both CNNs put in the same class, and how many
+    pass the task-2 (``max p > TAU_HIGH``) and task-3 (``max p < TAU_LOW``) thresholds."""
+    return pd.DataFrame([{"dataset": ds, "pool": len(s.proba),
+                          "models_agree": float((s.proba.argmax(1) == s.proba_worse.argmax(1)).mean()),
+                          f"max_p_above_{TAU_HIGH}": int((s.proba.max(1) > TAU_HIGH).sum()),
+                          f"max_p_below_{TAU_LOW}": int((s.proba.max(1) < TAU_LOW).sum())}
+                         for ds, s in selections.items()])
+
+
+def selection_counts(selections: Mapping[str, Selection]) -> pd.DataFrame:
+    """Selected examples per dataset, cell (TP/TN/FP/FN, ...) and task (wide)."""
+    counts = pd.concat([t.groupby("cell").size().rename("n").reset_index().assign(dataset=ds, task=f"task_{k}")
+                        for ds, s in selections.items() for k, t in s.tasks.items()])
+    return counts.pivot_table(index=["dataset", "cell"], columns="task", values="n", fill_value=0)
+
+
+def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Selection],
+                    methods: Sequence[str] = tuple(PAPER_METHODS), seed: int = 42,
+                    lime_samples: int = 1000) -> tuple[list[Question], BuildReport, pd.DataFrame]:
+    """Explain the selected texts with every method (well-trained CNN: tasks 1-3; worse CNN:
+    task 1) and turn them into questions.  Returns ``(questions, report of dropped questions,
+    seconds per dataset)``."""
+    questions: list[Question] = []
+    report, timings = BuildReport(), []
+    for ds, s in setups.items():
+        sel, pool, fit_texts = selections[ds].tasks, s.pool, s.fit_texts
+        pos_well = pd.concat([sel[t]["pos"] for t in (1, 2, 3)]).unique()
+        t = time.time()
+        ew = explain_texts(s.models["well"], [pool.text[i] for i in pos_well], methods, fit_texts, seed,
+                           lime_samples, desc=f"{ds} well")
+        es = explain_texts(s.models["worse"], [pool.text[i] for i in sel[1]["pos"]], methods, fit_texts, seed,
+                           lime_samples, desc=f"{ds} worse")
+        timings.append({"dataset": ds, "texts_explained": len(pos_well) + len(sel[1]),
+                        "seconds": round(time.time() - t, 1)})
+        proba = selections[ds].proba
+        questions += build_task1(ds, pool, sel[1], ew, es, seed, report=report)
+        questions += build_task2(ds, pool, sel[2], ew, proba, seed, report=report)
+        questions += build_task3(ds, pool, sel[3], ew, proba, seed, report=report)
+    return questions, report, pd.DataFrame(timings)
+
+
+def make_readers(setups: Mapping[str, Setup], n_readers: int = 5,
+                 seed: int = 42) -> tuple[list[SimulatedReader], pd.DataFrame]:
+    """``n_readers`` simulated participants per dataset (trained on its ``reader`` split) and their
+    macro-F1 on the full question-pool documents (a sanity check)."""
+    from ...models.training import macro_f1
+
+    readers: list[SimulatedReader] = []
+    rows = []
+    for ds, s in setups.items():
+        rs, pool = s.splits["reader"], s.pool
+        rds = train_readers(rs["text"].tolist(), rs["label"].to_numpy(), s.spec.class_names, n_readers, seed,
+                            prefix=f"sim-{ds}")
+        for r in rds:
+            rows.append({"dataset": ds, "participant": r.participant_id,
+                         "macro_f1_full_docs": macro_f1(pool["label"], r.model.predict(pool["text"].tolist()))})
+        readers += rds
+    return readers, pd.DataFrame(rows)
+
+
+def result_tables(questions: Sequence[Question], answers: pd.DataFrame,
+                  participants: str = PARTICIPANTS) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``(tidy, scores, kappa)``: the score table (:func:`participant_score_table`), Fleiss' kappa
+    (:func:`kappa_table`) and both in one tidy table (``metric`` = ``avg_score`` / ``fleiss_kappa``)."""
+    scores = participant_score_table(questions, answers, participants)
+    scores.insert(0, "metric", "avg_score")
+    kappa = kappa_table(questions, answers)
+    kappa_rows = kappa.assign(metric="fleiss_kappa", method="",
+                              subset=["by_" + b + ("_collapsed" if c else "_full")
+                                      for b, c in zip(kappa["by"], kappa["collapse_confidence"])],
+                              participants=participants, n_participants=kappa["n_raters"],
+                              n_questions=kappa["n_items"])
+    tidy = pd.concat([scores, kappa_rows[scores.columns]], ignore_index=True)
+    return tidy, scores, kappa
+
+
+def score_agreement(scores: pd.DataFrame, by: Sequence[str] = ("task", "dataset", "subset")) -> pd.DataFrame:
+    """Rank agreement of our and the paper's method scores per task, dataset and subset
+    (:func:`xaibench.evaluation.agreement.rank_agreement`; higher scores are better)."""
+    return rank_agreement(scores, by, item="method", lower_is_better=LOWER_IS_BETTER)
+
+
+def wide_scores(scores: pd.DataFrame, task: str, datasets: Sequence[str],
+                methods: Sequence[str] = tuple(PAPER_METHODS)) -> pd.DataFrame:
+    """One task of the score table as the paper prints it: methods x (dataset, subset), each cell
+    ``ours (paper)``.  Empty when the task has no questions."""
+    s = scores[scores.task == task].copy()
+    if s.empty:
+        return pd.DataFrame()
+    s["method"] = s["method"].map(method_label)
+    s["cell"] = [f"{o:+.2f} ({p:+.2f})" for o, p in zip(s["ours"], s["paper"])]
+    w = s.pivot_table(index="method", columns=["dataset", "subset"], values="cell", aggfunc="first")
+    w = w.reindex(index=[method_label(m) for m in methods if method_label(m) in w.index])
+    return w.reindex(columns=[(d, c) for d in datasets for c in SUBSETS if (d, c) in w.columns])
+
+
+__all__ = ["QUICK_MAX_EPOCHS", "Setup", "prepare", "short_inputs", "input_table", "explanation_panels", "Selection",
+           "select_questions",
+           "selection_summary", "selection_counts", "build_questions", "make_readers", "result_tables",
+           "score_agreement", "wide_scores"]

@@ -1,0 +1,103 @@
+"""The Makefile's user interface: `make help` and the papermill command lines it would run."""
+import ast
+import re
+import shlex
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MAKEFILE = (ROOT / "Makefile").read_text()
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+
+
+def _make(*args: str) -> str:
+    out = subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, f"make {' '.join(args)} failed:\n{out.stderr}"
+    return out.stdout
+
+
+def test_help_prints_every_target_and_parameter_with_its_value():
+    text = _make("help")
+    assert "$(" not in text and "$$" not in text, f"make help prints an unexpanded variable:\n{text}"
+    targets = re.findall(r"^([a-zA-Z_-]+):.*?## (.*)$", MAKEFILE, flags=re.M)
+    assert targets
+    for target, desc in targets:
+        assert re.search(rf"^  {re.escape(target)}\s+{re.escape(desc)}$", text, flags=re.M), \
+            f"make help does not list target {target!r} with its description"
+    params = re.findall(r"^#: ([A-Z_]+) -- (.*)$", MAKEFILE, flags=re.M)
+    names = {name for name, _ in params}
+    assert {"PROFILE", "MODEL", "MODELS", "SEEDS", "TASKS", "ABSA_MODEL", "SURVEY_PORT", "SURVEY_STUDY"} <= names
+    for name, desc in params:
+        assert re.search(rf"^  {name}\s+{re.escape(desc)} \[.*\]$", text, flags=re.M), \
+            f"make help does not list parameter {name} with its description and value"
+    assert re.search(r"^  SURVEY_PORT\s+.* \[8765\]$", text, flags=re.M)
+    assert re.search(r"^  SEEDS\s+.* \[42 43 44 45 46\]$", text, flags=re.M)
+    # every `?=` parameter a user may set is documented
+    for var in re.findall(r"^(?:export )?([A-Z_]+) \?=", MAKEFILE, flags=re.M):
+        if var not in ("HF_HUB_OFFLINE", "TOKENIZERS_PARALLELISM"):
+            assert var in names, f"parameter {var} has no `#: {var} -- ...` line, so make help misses it"
+
+
+def test_help_reflects_command_line_values():
+    assert re.search(r"^  SURVEY_PORT\s+.* \[9999\]$", _make("help", "SURVEY_PORT=9999"), flags=re.M)
+
+
+def _parameters_cell_names(notebook: Path) -> set[str]:
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    return {t.id for node in ast.parse(cell.source).body if isinstance(node, ast.Assign)
+            for t in node.targets if isinstance(t, ast.Name)}
+
+
+def _papermill_lines(*args: str) -> list[list[str]]:
+    text = _make("-n", "-B", *args)
+    return [shlex.split(line) for line in text.splitlines() if " -m papermill " in line]
+
+
+@pytest.mark.parametrize("args", [("all",), ("all", "MODEL=lstm", "SEEDS=42 43"), ("all", "PROFILE=quick")],
+                         ids=["defaults", "one-model", "quick"])
+def test_papermill_lines_pass_each_parameter_once_and_only_known_ones(args):
+    lines = _papermill_lines(*args)
+    notebooks = sorted({Path(a).name for cmd in lines for a in cmd if a.startswith("notebooks/")})
+    assert {p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")} <= set(notebooks), \
+        "`make all` does not run every notebook"
+    for cmd in lines:
+        names = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-p"]
+        dup = [n for n, c in Counter(names).items() if c > 1]
+        assert not dup, f"papermill gets -p {dup} more than once: {' '.join(cmd)}"
+        assert "profile" in names
+        source = ROOT / next(a for a in cmd if a.startswith("notebooks/"))
+        unknown = set(names) - _parameters_cell_names(source)
+        assert not unknown, f"{source.name} has no parameter {sorted(unknown)} in its parameters cell"
+        out = cmd[cmd.index(str(source.relative_to(ROOT))) + 1]
+        assert out.endswith(".tmp.ipynb"), "papermill must write a temporary file (renamed when done)"
+
+
+def test_all_records_its_cost_and_reports_are_finalized():
+    text = _make("-n", "-B", "all")
+    assert "xaibench.bench make_all" in text.splitlines()[-1], "`make all` must end with the cost recorder"
+    assert text.count("-m xaibench.reports finalize") == text.count(" -m papermill ")
+    assert "xaibench.bench make_all" not in _make("-n", "-B", "all", "PROFILE=quick")
+
+
+def test_test_target_prints_what_it_runs():
+    line = next(li for li in _make("-n", "-B", "test").splitlines() if "pytest" in li)
+    assert " -v" in line and "--durations" in line
+
+
+def test_readme_names_only_real_targets_and_two_setup_commands():
+    readme = (ROOT / "README.md").read_text()
+    targets = set(re.findall(r"^([a-zA-Z_-]+):", MAKEFILE, flags=re.M))
+    for name in set(re.findall(r"`make ([a-z][a-z_-]*)", readme)):
+        assert name in targets, f"README mentions `make {name}`, which the Makefile does not define"
+    setup = re.search(r"## Set-up and use\s+```bash\n(.*?)```", readme, flags=re.S)
+    assert setup, "README needs its set-up block"
+    commands = [li.split("#")[0].strip() for li in setup.group(1).splitlines() if li.split("#")[0].strip()]
+    assert commands == ["make all", "make test"]

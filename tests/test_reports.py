@@ -1,0 +1,105 @@
+"""Executed notebooks kept for readers (xaibench.reports) and the cost of `make all` (bench make_all)."""
+import json
+
+import nbformat
+import pytest
+
+from xaibench import reports
+from xaibench.bench import CEBAB, HUMAN, bench_make_all
+
+MACHINE = {"cpus": 2, "cpu_model": "AMD EPYC", "gpu": "none", "xaibench_device": "auto"}
+
+
+def _executed(path, duration, machine=MACHINE, outputs=(), params=None):
+    """A notebook as papermill leaves it (timings per cell and for the whole run)."""
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print('hi')", execution_count=1, outputs=list(outputs))
+    cell.metadata["execution"] = {"iopub.execute_input": "2026-11-22T20:47:18.545797Z"}
+    cell.metadata["papermill"] = {"duration": 0.01, "start_time": "2026-11-22T20:47:18", "status": "completed"}
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell]
+    nb.metadata["papermill"] = {"duration": duration, "start_time": "2026-11-22T20:00:00+00:00",
+                                "end_time": "2026-11-22T20:10:00+00:00", "exception": None,
+                                "environment_variables": {}, "input_path": "notebooks/x.ipynb",
+                                "output_path": f"{path}.tmp.ipynb", "parameters": params or {"profile": "full"},
+                                "version": "2.7.0"}
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    if machine is not None:
+        nb.metadata["xaibench"] = {"machine": machine}
+    nbformat.write(nb, path)
+    return path
+
+
+def test_finalize_strips_volatile_metadata_and_terminal_noise(tmp_path, monkeypatch):
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    outputs = [
+        nbformat.v4.new_output("stream", name="stderr", text="\r  0%|   | 0/3\r\x1b[31m100%|###| 3/3\x1b[0m\n"),
+        nbformat.v4.new_output("stream", name="stderr",
+                               text=f"{tmp_path}/.venv/lib/python3.11/site-packages/x.py:1: Warning\n"
+                                    "/tmp/ipykernel_123/456.py:2: UserWarning: careful\n"),
+        nbformat.v4.new_output("display_data", data={"text/plain": "bar",
+                                                     "application/vnd.jupyter.widget-view+json": {"model_id": "x"}}),
+        nbformat.v4.new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "y"}}),
+        nbformat.v4.new_output("error", ename="E", evalue="v", traceback=["\x1b[0;31mE\x1b[0m: v"]),
+    ]
+    (tmp_path / "reports" / "full").mkdir(parents=True)
+    dest = tmp_path / "reports" / "full" / "01_x.ipynb"
+    tmp = _executed(tmp_path / "reports" / "full" / "01_x.ipynb.tmp.ipynb", 12.5, machine=None, outputs=outputs)
+    reports.finalize(tmp, dest)
+    assert dest.exists() and not tmp.exists()
+    nb = nbformat.read(dest, as_version=4)
+    pm = nb["metadata"]["papermill"]
+    assert pm["duration"] == 12.5 and pm["start_time"] and "environment_variables" not in pm
+    assert pm["output_path"] == "reports/full/01_x.ipynb"
+    assert "widgets" not in nb["metadata"]
+    assert set(nb["metadata"]["xaibench"]["machine"]) == set(MACHINE)
+    cell = nb["cells"][0]
+    assert cell["metadata"] == {"tags": ["parameters"]} and cell["execution_count"] == 1
+    outs = cell["outputs"]
+    assert [o["output_type"] for o in outs] == ["stream", "display_data", "error"]  # one stderr block
+    text = outs[0]["text"]
+    assert text == ("100%|###| 3/3\nsite-packages/x.py:1: Warning\n<cell>:2: UserWarning: careful\n")
+    assert outs[1]["data"] == {"text/plain": "bar"}
+    assert outs[2]["traceback"] == ["E: v"]
+    nbformat.validate(nbformat.reads(dest.read_text(), as_version=4))
+
+
+def test_bench_make_all_sums_notebooks_per_paper_and_in_total(tmp_path, capsys):
+    _executed(tmp_path / "01_dataset_statistics.ipynb", 60.0)
+    _executed(tmp_path / "02_train_classifier-lstm-5-way-exclusive.ipynb", 600.04,
+              params={"profile": "full", "model": "lstm", "seeds": "42 43"})
+    _executed(tmp_path / "21_human_grounded_evaluation.ipynb", 90.0, machine={**MACHINE, "cpus": 16})
+    broken = _executed(tmp_path / "11_local_explainers.ipynb", None)  # not a finished papermill run
+    _executed(tmp_path / "10_concept_explainers.ipynb.tmp.ipynb", 5.0)  # an unfinished run: ignored
+    df = bench_make_all(tmp_path)
+    assert f"skipping {broken.name}" in capsys.readouterr().out
+    rows = df[~df["notebook"].str.startswith("TOTAL")].set_index("notebook")
+    assert list(rows.index) == ["01_dataset_statistics", "02_train_classifier-lstm-5-way-exclusive",
+                                "21_human_grounded_evaluation"]
+    assert rows.loc["02_train_classifier-lstm-5-way-exclusive", "wall_seconds"] == 600.0
+    assert json.loads(rows.loc["02_train_classifier-lstm-5-way-exclusive", "parameters"]) == \
+        {"model": "lstm", "seeds": "42 43"}
+    assert rows.loc["21_human_grounded_evaluation", "paper"] == HUMAN
+    totals = df[df["notebook"].str.startswith("TOTAL")].set_index("paper")
+    assert totals.loc[CEBAB, "wall_seconds"] == 660.0 and totals.loc[CEBAB, "notebook"] == "TOTAL (2 notebooks)"
+    assert totals.loc[CEBAB, "cpus"] == 2 and totals.loc[CEBAB, "gpu"] == "none"
+    assert totals.loc["all papers", "wall_seconds"] == 750.0
+    assert totals.loc["all papers", "wall_minutes"] == 12.5
+    assert totals.loc["all papers", "cpus"] == "mixed"  # 2 and 16 cores: not one machine
+
+
+def test_bench_make_all_without_reports_says_what_to_run(tmp_path):
+    with pytest.raises(FileNotFoundError, match="run `make all` first"):
+        bench_make_all(tmp_path)
+
+
+def test_bench_make_all_cli_writes_the_table(tmp_path, monkeypatch):
+    from xaibench import bench
+
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    (tmp_path / "reports" / "full").mkdir(parents=True)
+    _executed(tmp_path / "reports" / "full" / "03_classifier_performance.ipynb", 30.0)
+    bench.main(["make_all"])
+    out = (tmp_path / "figures" / "tables" / "bench_make_all.csv").read_text()
+    assert out.splitlines()[0].startswith("paper,notebook,parameters,wall_seconds,wall_minutes,started,cpus")
+    assert "03_classifier_performance" in out and "all papers" in out
