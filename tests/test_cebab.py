@@ -175,7 +175,7 @@ def test_edit_pairs_dev_by_hand(mini):
     = 10; service: A0<->A4, A4<->A5 (4; A0/A5 equal) = 4.  Food and service edits never pair.
     """
     p = C.edit_pairs("dev", mini)
-    assert list(p.columns) == list(C._PAIR_COLUMNS)
+    assert list(p.columns) == list(C.PAIR_COLUMNS)
     assert len(p) == 14
     assert p.groupby("aspect").size().to_dict() == {"food": 10, "service": 4}
     assert p.groupby("pair_kind").size().to_dict() == {"original-edit": 4, "edit-original": 4, "edit-edit": 6}
@@ -314,7 +314,9 @@ def test_edit_distances(mini):
 
 
 def test_dataset_stats_table_schema(mini):
-    t = C.dataset_stats_table(mini)
+    from xaibench.evaluation.cebab_dataset import dataset_stats_table
+
+    t = dataset_stats_table(mini)
     for col in ("table", "aspect", "direction", "group", "label", "ours", "ours_std", "paper"):
         assert col in t.columns
     assert set(t["table"]) == {"Table 3a", "Table 3b", "Table 3c", "Table 3d", "Table 7",
@@ -352,3 +354,60 @@ def test_real_split_sizes_and_paper_counts():
     assert C.metadata_counts("cuisine", df)["count"].tolist() == [1076, 654, 254, 202, 113]  # Table 5a
     for split in C.EVAL_SPLITS:
         assert (df.loc[df["split"] == split, "review_majority"] != "no majority").all()
+
+
+# --------------------------------------------------------------------------------------------
+# per-task pairs and fit rows (App. C.3; issue 9)
+# --------------------------------------------------------------------------------------------
+THREE_STAR = "000001_000002"  # dev, food edit A2: review 3 stars, food unknown
+
+
+def test_task_pairs_drop_three_star_texts_for_binary_only(mini):
+    """A2 (3 stars) pairs with A0, A1 and A3 (food edits), both ways: 6 of the 14 dev pairs.  It has no
+    binary class, so every pair touching it leaves the binary pair set; 5-way and ternary keep it."""
+    pairs = C.edit_pairs("dev", mini)
+    touches = (pairs["base_id"] == THREE_STAR) | (pairs["cf_id"] == THREE_STAR)
+    assert touches.sum() == 6 and len(pairs) == 14
+    binary = C.task_pairs(pairs, "binary")
+    assert len(binary) == 14 - 6
+    assert THREE_STAR not in set(binary["base_id"]) | set(binary["cf_id"])
+    for task in ("5-way", "ternary"):
+        kept = C.task_pairs(pairs, task)
+        assert len(kept) == 14 and THREE_STAR in set(kept["base_id"])
+    b = C.task_pairs(pairs, "binary")
+    assert set(b["base_task_label"]) | set(b["cf_task_label"]) <= {0, 1}
+
+
+def test_fit_frame_cleans_training_rows_per_task(mini):
+    """'no majority' rows never enter the fit data; the 3-star text only for binary."""
+    assert len(C.fit_frame("5-way", df=mini)) == 0  # both train_exclusive rows have no majority
+    five = C.fit_frame("5-way", split="dev", df=mini)
+    binary = C.fit_frame("binary", split="dev", df=mini)
+    assert THREE_STAR in set(five["id"]) and THREE_STAR not in set(binary["id"])
+    assert len(five) == 6 and len(binary) == 5
+    assert list(binary["task_label"]) == list(C.task_label(binary["label"], "binary"))
+    assert {"text", "food_majority", "label", "task_label"} <= set(binary.columns)
+
+
+def test_vocabulary_has_one_order():
+    assert C.CONCEPT_VALUES == ("Negative", "unknown", "Positive") and C.ASPECT_VALUES is C.CONCEPT_VALUES
+    assert C.direction_name("Negative", "Positive") == "neg_to_pos"
+    assert C.CONTROL_CONCEPTS == {"food": "service", "service": "food", "ambiance": "food", "noise": "food"}
+    np.testing.assert_array_equal(C.task_label([0, 1, 2, 3, 4, -1], 5), [0, 1, 2, 3, 4, -1])
+    np.testing.assert_array_equal(C.task_label([0, 1, 2, 3, 4, -1], 3), [0, 0, 1, 2, 2, -1])
+    np.testing.assert_array_equal(C.task_label([0, 1, 2, 3, 4, -1], "binary"), [0, 0, -1, 1, 1, -1])
+    with pytest.raises(ValueError, match="0..4"):
+        C.task_label([5], 5)
+    with pytest.raises(ValueError, match="2, 3 or 5"):
+        C.task_label([1], 4)
+
+
+@pytest.mark.skipif(_real_root() is None, reason="CEBaB raw data not fetched (make data)")
+def test_real_pairs_and_fit_rows_per_task():
+    """Test pairs and explainer fit rows per task on the real data (the n_pairs of Tables 4 and 10)."""
+    df = C.load_cebab(root=_real_root())
+    pairs = C.edit_pairs("test", df)
+    assert {t: len(C.task_pairs(pairs, t)) for t in C.TASKS} == {"binary": 2294, "ternary": 3958, "5-way": 3958}
+    fit = {t: C.fit_frame(t, df=df) for t in C.TASKS}
+    assert {t: len(f) for t, f in fit.items()} == {"binary": 1072, "ternary": 1463, "5-way": 1463}
+    assert (fit["binary"]["review_majority"] != "3").all() and (fit["5-way"]["review_majority"] == "3").any()

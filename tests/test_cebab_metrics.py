@@ -31,6 +31,27 @@ def test_cosine_known_values():
     assert cb.cosine_distance([1.0, 0.0], [1.0, 1.0]) == pytest.approx(1 - math.sqrt(0.5))
 
 
+def test_rounding_conventions_on_hand_made_vectors():
+    """rounding=4 (the paper's pipeline) vs unrounded, computed by hand."""
+    near_zero, b = [3e-5, -2e-5], [0.1, -0.1]
+    # rounded to 4 decimals the near-zero vector *is* zero -> cosine distance 1 by definition
+    assert cb.cosine_distance(near_zero, b) == 1.0
+    assert cb.cosine_distance(near_zero, b, rounding=4) == 1.0
+    # unrounded it has a direction: cos = (3e-6 + 2e-6) / (sqrt(13)e-5 * sqrt(2)e-1) = 5 / sqrt(26)
+    assert cb.cosine_distance(near_zero, b, rounding=None) == pytest.approx(1 - 5 / math.sqrt(26))
+    # a vector of norm <= 1e-12 is zero in the unrounded convention too
+    assert cb.cosine_distance([1e-13, 0.0], b, rounding=None) == 1.0
+    # l2 / normdiff see the rounded entries: 0.12344 -> 0.1234, 0.00004 -> 0
+    assert cb.l2_distance([0.12344, 0.5], [0.0, 0.0]) == pytest.approx(math.sqrt(0.1234 ** 2 + 0.25))
+    assert cb.l2_distance([0.12344, 0.5], [0.0, 0.0], rounding=None) == pytest.approx(math.sqrt(0.12344 ** 2 + 0.25))
+    assert cb.normdiff_distance([4e-5, 0.0], [0.0, 0.0]) == 0.0
+    assert cb.normdiff_distance([4e-5, 0.0], [0.0, 0.0], rounding=None) == pytest.approx(4e-5)
+    # Eq. 3 over two pairs: (1 + 0) / 2 rounded, ((1 - 5/sqrt 26) + 0) / 2 unrounded
+    t, e = np.array([near_zero, [0.2, 0.1]]), np.array([b, [0.4, 0.2]])
+    assert cb.icace_error(t, e, "cosine") == pytest.approx(0.5)
+    assert cb.icace_error(t, e, "cosine", rounding=None) == pytest.approx((1 - 5 / math.sqrt(26)) / 2)
+
+
 def test_normdiff_known_values():
     assert cb.normdiff_distance([3.0, 4.0], [0.0, 1.0]) == pytest.approx(4.0)
     assert cb.normdiff_distance([0.1, -0.1], [-0.1, 0.1]) == pytest.approx(0.0)  # ignores direction
@@ -87,21 +108,6 @@ def test_acace_known_value():
         cb.acace({("unknown", "unknown"): [0.0]})
 
 
-def test_task_label_and_ite():
-    np.testing.assert_array_equal(cb.task_label([0, 1, 2, 3, 4, -1], 5), [0, 1, 2, 3, 4, -1])
-    np.testing.assert_array_equal(cb.task_label([0, 1, 2, 3, 4, -1], 3), [0, 0, 1, 2, 2, -1])
-    np.testing.assert_array_equal(cb.task_label([0, 1, 2, 3, 4, -1], 2), [0, 0, -1, 1, 1, -1])
-    with pytest.raises(ValueError, match="0..4"):
-        cb.task_label([5], 5)
-    with pytest.raises(ValueError, match="2, 3 or 5"):
-        cb.task_label([1], 4)
-    out = cb.ite([0, 1, 3, -1], [4, 3, 2, 2], n_classes=5)
-    np.testing.assert_allclose(out[:3], [4, 2, -1])
-    assert np.isnan(out[3])
-    b = cb.ite([0, 1], [2, 4], n_classes=2)  # neutral counterfactual is dropped in the binary task
-    assert np.isnan(b[0]) and b[1] == 1
-
-
 def _pairs() -> pd.DataFrame:
     rows = [
         # aspect, base_value, cf_value, base_label, cf_label, base_text, cf_text
@@ -123,13 +129,18 @@ def _pairs() -> pd.DataFrame:
     return df
 
 
-def test_ate_table_known_values():
-    t = cb.ate_table(_pairs(), n_classes=5)
-    got = {(r.aspect, r.direction): (r.ate, r.n_pairs) for r in t.itertuples()}
+def test_empirical_ate_known_values():
+    from xaibench.data.cebab import empirical_ate
+
+    t = empirical_ate(_pairs(), task="5-way").dropna(subset=["ate"])
+    got = {(r.aspect, r.direction): (r.ate, r.n) for r in t.itertuples()}
     assert got[("food", "neg_to_pos")] == (pytest.approx(3.0), 2)       # (4 + 2) / 2
     assert got[("food", "pos_to_unk")] == (pytest.approx(-1.0), 1)
     assert got[("service", "neg_to_unk")] == (pytest.approx(1.0), 1)    # the pair with cf_label -1 is skipped
     assert list(t["aspect"]) == ["food", "food", "service"]
+    b = empirical_ate(_pairs(), task="binary").dropna(subset=["ate"])  # 3-star base b4 drops out
+    assert {(r.aspect, r.direction): r.n for r in b.itertuples()} == {("food", "neg_to_pos"): 2,
+                                                                      ("food", "pos_to_unk"): 1}
 
 
 class DictModel:

@@ -373,6 +373,8 @@ def test_control_concept_selection():
     assert most_correlated_aspect(w, "food") == "noise"
     assert cramers_v(["a", "b", "a", "b"], ["x", "y", "x", "y"]) == pytest.approx(1.0)
     assert cramers_v(["a", "a", "b", "b"], ["x", "y", "x", "y"]) == pytest.approx(0.0)
+    assert CausaLMExplainer(control="cramers_v")._control_of(w, "food") == "noise"
+    assert CausaLMExplainer()._control_of(w, "food") == "service"  # the authors' scripts
 
 
 def test_causalm_smoke(model):
@@ -392,6 +394,52 @@ def test_causalm_smoke(model):
     assert all(p.requires_grad for p in model.module.parameters())
     with pytest.raises(ValueError, match="fitted for aspects"):
         e.explain(cb.make_queries(pairs(4)).assign(aspect="noise"))
+
+
+def _manual_proba(encoder, head, model, texts):
+    ids, mask = model.encode(texts)
+    with torch.no_grad():
+        return torch.softmax(head(encoder.features(ids, mask).float()), -1).numpy()
+
+
+def test_causalm_factual_model_estimate(model):
+    """App. E.2: estimate = N'(phi_CF(x)) - N_F(phi_F(x)), the factual model trained like the
+    counterfactual one (control task) but without the adversarial concept task."""
+    e = CausaLMExplainer(seed=0, epochs=1, head_epochs=2, batch_size=32, aspects=("food", "service", "noise"))
+    e.fit(model, world())
+    # the authors' control concepts; one factual model per control concept (service, food)
+    assert e.control_ == {"food": "service", "service": "food", "noise": "food"}
+    assert set(e.factual_encoders_) == {"service", "food"} and e.baseline == "factual"
+    p = pairs(12)
+    p = p[p["aspect"].isin(["food", "service", "noise"])].reset_index(drop=True)
+    est = e.explain(cb.make_queries(p))
+    for i, r in p.iterrows():
+        cc = e.control_[r.aspect]
+        cf = _manual_proba(e.encoders_[r.aspect], e.heads_[r.aspect], model, [r.base_text])[0]
+        fact = _manual_proba(e.factual_encoders_[cc], e.factual_heads_[cc], model, [r.base_text])[0]
+        np.testing.assert_allclose(est[i], cf - fact, atol=1e-5)
+    # the factual encoder was fine-tuned (control task) and differs from both the model and phi_CF
+    w0 = model.module.emb.weight
+    assert not torch.equal(e.factual_encoders_["service"].emb.weight, w0)
+    assert not torch.equal(e.factual_encoders_["service"].emb.weight, e.encoders_["food"].emb.weight)
+    assert e.factual_history_["service"]["control"][0]["adversary"] == 0.0  # no adversarial task
+
+
+def test_causalm_factual_cancels_the_head_retraining(model):
+    """With no encoder training (epochs=0) phi_CF = phi_F = phi and both heads are re-trained the same
+    way, so the factual estimate is exactly 0; the 'explained' variant instead reports the difference
+    between the re-trained head and the model's own head."""
+    kw = dict(seed=0, epochs=0, head_epochs=3, aspects=("food",))
+    fact = CausaLMExplainer(**kw).fit(model, world())
+    expl = CausaLMExplainer(baseline="explained", **kw).fit(model, world())
+    q = cb.make_queries(pairs(8).assign(aspect="food"))
+    np.testing.assert_allclose(fact.explain(q), 0.0, atol=1e-7)
+    texts = q["text"].tolist()
+    expected = _manual_proba(expl.encoders_["food"], expl.heads_["food"], model, texts) - model.predict_proba(texts)
+    np.testing.assert_allclose(expl.explain(q), expected, atol=1e-5)
+    assert np.abs(expected).max() > 1e-3  # the re-trained head is not the model's head
+    with pytest.raises(ValueError, match="baseline"):
+        CausaLMExplainer(baseline="nope")
 
 
 def test_every_text_runs_through_the_model_once(model):

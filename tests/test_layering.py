@@ -34,17 +34,9 @@ LAYERS: dict[str, int] = {
 }
 LAYER_NAMES = {0: "foundation", 1: "data", 2: "models", 3: "explainers", 4: "evaluation", 5: "top"}
 
-# Known upward imports that the CEBaB refactor (issue 8, section 1: CEBaB's vocabulary moves into the
-# data layer) removes.  They are listed here, one (importer, imported) pair each, only until that
-# work is merged; the lead empties this list then.  Nothing else may be added here.
-PENDING_CEBAB: set[tuple[str, str]] = {
-    ("xaibench.explainers.concept._common", "xaibench.evaluation.cebab"),
-    ("xaibench.explainers.concept.baselines", "xaibench.evaluation.cebab"),
-    ("xaibench.explainers.concept.causalm", "xaibench.evaluation.cebab"),
-    ("xaibench.explainers.concept.conceptshap", "xaibench.evaluation.cebab"),
-    ("xaibench.explainers.concept.inlp", "xaibench.evaluation.cebab"),
-    ("xaibench.explainers.concept.tcav", "xaibench.evaluation.cebab"),
-}
+# Known upward imports of the CEBaB code: none since its vocabulary moved into the data layer
+# (issue 8, section 1).  Nothing may be added here.
+PENDING_CEBAB: set[tuple[str, str]] = set()
 
 
 def module_name(path: Path) -> str:

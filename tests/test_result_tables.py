@@ -9,7 +9,7 @@ from xaibench.evaluation.model_performance import cebab_performance_table
 
 def _per_pair():
     rows = []
-    # two seeds x two pairs; l2 per pair chosen so seed means are 0.5 and 0.7 (mean 0.6, std 0.1414)
+    # two seeds x two pairs; l2 per pair chosen so seed means are 0.5 and 0.7 (mean 0.6, population std 0.1)
     for seed, vals in [(42, (0.4, 0.6)), (43, (0.6, 0.8))]:
         for v in vals:
             for explainer, scale in [("approx", 1.0), ("random", 2.0)]:
@@ -22,8 +22,8 @@ def test_icace_error_table_means_stds_and_paper_join():
     t = runner.icace_error_table(_per_pair())
     row = t[(t.explainer == "approx") & (t.metric == "l2")].iloc[0]
     assert row.ours == pytest.approx(0.6)
-    assert row.ours_std == pytest.approx(np.std([0.5, 0.7], ddof=1))
-    assert row.n_seeds == 2
+    assert row.ours_std == pytest.approx(0.1)  # population std (ddof=0), as the paper's ±
+    assert row.n_seeds == 2 and row.n_pairs == 2
     assert row.table == "Table 10a" and row.paper_model == "bert-base-uncased"
     assert row.paper == pytest.approx(0.81) and row.paper_std == pytest.approx(0.01)  # Table 10a BERT approx L2
     rnd = t[(t.explainer == "random") & (t.metric == "cosine")].iloc[0]
@@ -60,16 +60,34 @@ def test_per_aspect_table_averages_pairs_then_seeds():
     t = cebab_plots.per_aspect_table(pp)
     # approx, l2: the first pair of each seed is "food" -> seed values 0.4 and 0.6
     food = t[(t.explainer == "approx") & (t.aspect == "food") & (t.metric == "l2")].iloc[0]
-    assert food.ours == pytest.approx(0.5) and food.ours_std == pytest.approx(np.std([0.4, 0.6], ddof=1))
+    assert food.ours == pytest.approx(0.5) and food.ours_std == pytest.approx(0.1)
     noise = t[(t.explainer == "random") & (t.aspect == "noise") & (t.metric == "l2")].iloc[0]
     assert noise.ours == pytest.approx(2 * 0.7) and noise.n_seeds == 2 and noise.n_pairs == 1
 
 
-def test_best_index_skips_missing_values():
+def test_best_index_skips_missing_values_and_follows_direction():
     from xaibench.evaluation.cebab_plots import best_index
 
     assert best_index([0.3, np.nan, 0.1, 0.2]) == 2
+    assert best_index([0.3, np.nan, 0.1, 0.2], lower_is_better=False) == 0
     assert best_index([np.nan, np.nan]) is None
+
+
+def test_best_method_follows_lower_is_better():
+    g = pd.DataFrame({"explainer": ["a", "b", "c"], "ours": [0.2, 0.9, 0.5], "metric": "l2"})
+    assert runner.best_method(g, "ours") == "a"
+    assert runner.best_method(g.assign(lower_is_better=False), "ours") == "b"
+
+
+def test_icace_error_table_recomputes_with_a_rounding_convention():
+    pp = pd.DataFrame({"task": "5-way", "model": "minilm", "explainer": "approx", "seed": [42, 42],
+                       "icace": [np.array([3e-5, -2e-5]), np.array([0.2, 0.1])],
+                       "estimate": [np.array([0.1, -0.1]), np.array([0.4, 0.2])]})
+    paper = runner.icace_error_table(pp, rounding=4).set_index("metric")
+    raw = runner.icace_error_table(pp, rounding=None).set_index("metric")
+    assert paper.loc["cosine", "ours"] == pytest.approx(0.5)
+    assert raw.loc["cosine", "ours"] == pytest.approx((1 - 5 / np.sqrt(26)) / 2)
+    assert paper.loc["cosine", "n_pairs"] == 2 and np.isclose(paper.loc["cosine", "ours_std"], 0.0)
 
 
 def test_metric_grid_and_per_aspect_figures_draw(tmp_path):
@@ -86,3 +104,24 @@ def test_metric_grid_and_per_aspect_figures_draw(tmp_path):
     pp = _per_pair().assign(aspect="food")
     g2 = cebab_plots.plot_per_aspect(cebab_plots.per_aspect_table(pp), "minilm", "5-way", runner.EXPLAINERS)
     assert set(g2.axes_dict) == {"cosine", "l2", "normdiff"}
+
+
+def test_result_store_keys_on_the_convention(tmp_path, monkeypatch):
+    """Results of an older convention (data/results/cebab/<model>/...) are never read back."""
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    from xaibench import paths
+
+    per = pd.DataFrame({"split": "test", "aspect": "food", "explainer": "random", "l2": [0.5],
+                        "icace": [np.array([0.1, -0.1])], "estimate": [np.array([0.0, 0.0])]})
+    old = paths.results_dir() / "cebab" / "lstm" / "5-way" / "seed42" / "random.parquet"
+    old.parent.mkdir(parents=True)
+    per.assign(icace=[[0.1, -0.1]], estimate=[[0.0, 0.0]]).to_parquet(old)
+    assert runner.load_results(["lstm"], ["5-way"], [42], ["random"]).empty
+    dest = runner.save_result(per, "lstm", "5-way", 42, "random")
+    assert runner.CONVENTION in dest.parts and dest != old
+    back = runner.load_results(["lstm"], ["5-way"], [42], ["random"])
+    assert len(back) == 1 and back["convention"].iloc[0] == runner.CONVENTION
+    # the explained-model CausaLM variant is stored beside, never instead of, the factual one
+    assert runner.result_path("lstm", "5-way", 42, "causalm", causalm_baseline="explained").name == \
+        "causalm@explained.parquet"
+    assert runner.result_path("lstm", "5-way", 42, "causalm").name == "causalm.parquet"

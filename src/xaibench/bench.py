@@ -88,7 +88,7 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
 
     clf = train_cebab(model, task, "exclusive", seed, profile="full").model  # the real model
     absa = train_cebab("minilm", "absa", "exclusive", 42, profile="full").model
-    train, pairs = runner.fit_data(get_profile("full"), seed)
+    train, pairs = runner.fit_data(get_profile("full"), seed, task)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         # cold cache: every text an explainer needs is computed here, once
@@ -112,10 +112,12 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
     df = pd.DataFrame(rows)
     total = df["wall_seconds"].sum()
     no_causalm = df.loc[df["explainer"] != "causalm", "wall_seconds"].sum()
-    df = pd.concat([df, pd.DataFrame([{"model": model, "task": task, "seed": seed, "explainer": "TOTAL",
+    # issue 9's target: all eight explainers, CausaLM with its factual model included, <= 600 s
+    df = pd.concat([df, pd.DataFrame([{"model": model, "task": task, "seed": seed,
+                                       "explainer": "TOTAL (target <= 600 s; CausaLM with factual model)",
                                        "wall_seconds": round(total, 1)},
                                       {"model": model, "task": task, "seed": seed,
-                                       "explainer": "TOTAL without causalm (target <= 600 s)",
+                                       "explainer": "TOTAL without causalm",
                                        "wall_seconds": round(no_causalm, 1)}])], ignore_index=True)
     return df
 

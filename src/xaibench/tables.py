@@ -107,10 +107,17 @@ def save_table(df: pd.DataFrame, name: str, digits: int = 3, title: str | None =
 
 
 def aggregate_seeds(df: pd.DataFrame, keys: Iterable[str], value: str = "value",
-                    seed_col: str = "seed") -> pd.DataFrame:
-    """Mean, sample std (ddof=1; NaN for one seed) and ``n_seeds`` of ``value`` per key."""
+                    seed_col: str = "seed", ddof: int = 1) -> pd.DataFrame:
+    """Mean, std and ``n_seeds`` of ``value`` per key: ``ours``, ``ours_std``, ``n_seeds``.
+
+    ``ddof=1`` (default): the sample std, NaN for a single seed; ``ddof=0``: the population std
+    (0 for a single seed) -- the convention of papers that print ``mean ± std`` over their seeds
+    that way (CEBaB).  The one implementation of "mean ± std over seeds" in the project.
+    """
     keys = list(keys)
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 (population std) or 1 (sample std); got {ddof}")
     g = df.groupby(keys, dropna=False, sort=False)
-    out = g[value].agg(ours="mean", ours_std=lambda s: s.std(ddof=1) if len(s) > 1 else np.nan)
+    out = g[value].agg(ours="mean", ours_std=lambda s: s.std(ddof=ddof) if len(s) > ddof else np.nan)
     out["n_seeds"] = g[seed_col].nunique() if seed_col in df.columns else g[value].size()
     return out.reset_index()

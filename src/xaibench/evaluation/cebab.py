@@ -7,8 +7,11 @@ Notation: a model ``N(phi(x))`` outputs a probability vector over ``K`` classes.
 * :func:`icace` -- Eq. 2, the empirical individual causal concept effect
   ``N(phi(x^{c'})) - N(phi(x^{c}))`` (one ``K``-vector per pair).
 * :data:`METRICS` -- the three ``Dist`` choices of the ICaCE-Error (Eq. 3): ``l2`` (Euclidean
-  distance), ``cosine`` (``1 - cos``; defined as 1 when either vector is zero, as in the authors'
-  code) and ``normdiff`` (``| ||a|| - ||b|| |``).  All are lower-is-better.
+  distance), ``cosine`` (``1 - cos``; defined as 1 when either vector is zero) and ``normdiff``
+  (``| ||a|| - ||b|| |``).  All are lower-is-better.  Convention (``rounding``): the authors'
+  pipeline rounds ICaCE vectors to 4 decimals before any distance, so a near-zero vector is zero
+  (cosine distance 1); ``rounding=4`` (:data:`PAPER_ROUNDING`) is the default, ``rounding=None``
+  the unrounded alternative.
 * :func:`icace_error` -- Eq. 3, the mean distance over pairs.
 * :func:`cace` / :func:`cace_table` -- Eq. 4 (vector CaCE: mean ICaCE per aspect and direction);
   :func:`cace_scalar` the Table-4 scalar version, where ``N`` outputs the most probable class
@@ -16,8 +19,8 @@ Notation: a model ``N(phi(x))`` outputs a probability vector over ``K`` classes.
   "stars" for the 5-way task -- or the expected class index (``mode="expected"``, an alternative).
 * :func:`acace` -- Eq. 14/17: mean over unordered value pairs ``{c, c'}`` of ``|CaCE|``
   (element-wise absolute value, as in the authors' code).
-* :func:`ite` / :func:`ate_table` -- Definition 5: the change of the gold overall label inside a pair,
-  and its average per aspect and direction (Tables 3d and 7).
+* The empirical ATE (Definition 5; Tables 3d and 7) has one implementation,
+  :func:`xaibench.data.cebab.empirical_ate`.
 * :func:`evaluate_explainer` -> per-pair results; :func:`summarize` -> mean per metric.
 
 Explainers never see the counterfactual text: :func:`make_queries` keeps only base-side columns and
@@ -31,29 +34,22 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-ASPECTS: tuple[str, ...] = ("food", "service", "ambiance", "noise")
-CONCEPT_VALUES: tuple[str, ...] = ("Negative", "unknown", "Positive")
-_SHORT = {"Negative": "neg", "unknown": "unk", "Positive": "pos"}
-#: the three value pairs the paper reports (Tables 3c/3d/4/7), as ``direction`` names
-PAPER_DIRECTIONS: tuple[str, ...] = ("neg_to_pos", "neg_to_unk", "pos_to_unk")
+from ..data.cebab import ASPECTS, CONCEPT_VALUES, PAPER_DIRECTIONS, direction_name, task_label
+from ..explainers.concept import proba_lookup
+
+#: the paper's convention: ICaCE vectors are rounded to 4 decimals before any distance is taken
+#: (the authors' released pipeline), so a vector below 5e-5 in every class counts as zero
+PAPER_ROUNDING = 4
 
 #: pair columns that identify a pair in the per-pair results (those present are kept)
 PAIR_KEYS: tuple[str, ...] = ("split", "original_id", "aspect", "pair_kind", "pair_type", "base_id", "cf_id",
                               "base_value", "cf_value", "direction")
 
 
-def direction_name(base_value: str, cf_value: str) -> str:
-    """``("Negative", "Positive") -> "neg_to_pos"``."""
-    try:
-        return f"{_SHORT[base_value]}_to_{_SHORT[cf_value]}"
-    except KeyError as e:
-        raise ValueError(f"concept values must be one of {CONCEPT_VALUES}; got {base_value!r} -> {cf_value!r}") from e
-
-
 # ----------------------------------------------------------------------------------------------
 # distances (Dist in Eq. 3)
 # ----------------------------------------------------------------------------------------------
-def _pair_arrays(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+def _pair_arrays(a: Any, b: Any, rounding: int | None) -> tuple[np.ndarray, np.ndarray, bool]:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
@@ -63,6 +59,8 @@ def _pair_arrays(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, bool]:
         a, b = a[None], b[None]
     if a.ndim != 2:
         raise ValueError(f"expected a vector or an (n, K) matrix; got shape {a.shape}")
+    if rounding is not None:
+        a, b = np.round(a, int(rounding)), np.round(b, int(rounding))
     return a, b, single
 
 
@@ -70,33 +68,40 @@ def _ret(x: np.ndarray, single: bool):
     return float(x[0]) if single else x
 
 
-def l2_distance(a: Any, b: Any):
-    """Euclidean distance ``||a - b||_2`` (row-wise for matrices)."""
-    a, b, single = _pair_arrays(a, b)
+def l2_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING):
+    """Euclidean distance ``||a - b||_2`` (row-wise for matrices), after rounding both to
+    ``rounding`` decimals (``None``: unrounded)."""
+    a, b, single = _pair_arrays(a, b, rounding)
     return _ret(np.linalg.norm(a - b, axis=1), single)
 
 
-def cosine_distance(a: Any, b: Any, eps: float = 1e-12):
-    """``1 - cos(a, b)`` in ``[0, 2]``; 1 when either vector is (numerically) zero."""
-    a, b, single = _pair_arrays(a, b)
+def cosine_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING, eps: float = 1e-12):
+    """``1 - cos(a, b)`` in ``[0, 2]``; 1 when either vector is zero.
+
+    Two conventions: ``rounding=4`` (the paper's: both vectors are rounded to 4 decimals first, so a
+    vector whose entries are all below 5e-5 in magnitude *is* zero and gets distance 1) and
+    ``rounding=None`` (unrounded; a vector counts as zero only when its norm is ``<= eps``).
+    """
+    a, b, single = _pair_arrays(a, b, rounding)
     na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
-    zero = (na <= eps) | (nb <= eps)
+    tol = 0.0 if rounding is not None else eps
+    zero = (na <= tol) | (nb <= tol)
     with np.errstate(invalid="ignore", divide="ignore"):
         cos = np.einsum("ij,ij->i", a, b) / (na * nb)
     out = np.where(zero, 1.0, 1.0 - np.clip(cos, -1.0, 1.0))
     return _ret(out, single)
 
 
-def normdiff_distance(a: Any, b: Any):
-    """``| ||a||_2 - ||b||_2 |`` -- compares magnitudes only."""
-    a, b, single = _pair_arrays(a, b)
+def normdiff_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING):
+    """``| ||a||_2 - ||b||_2 |`` -- compares magnitudes only (after rounding, as :func:`l2_distance`)."""
+    a, b, single = _pair_arrays(a, b, rounding)
     return _ret(np.abs(np.linalg.norm(a, axis=1) - np.linalg.norm(b, axis=1)), single)
 
 
 @dataclass(frozen=True)
 class Metric:
     name: str
-    fn: Callable[[Any, Any], Any]
+    fn: Callable[..., Any]  # fn(a, b, rounding=...)
     lower_is_better: bool
     description: str
 
@@ -128,13 +133,14 @@ def icace(p_base: Any, p_cf: Any) -> np.ndarray:
     return p_cf - p_base
 
 
-def icace_error(true_icace: Any, estimates: Any, dist: str = "l2") -> float:
-    """Eq. 3: mean ``Dist(ICaCE, estimate)`` over pairs."""
+def icace_error(true_icace: Any, estimates: Any, dist: str = "l2", rounding: int | None = PAPER_ROUNDING) -> float:
+    """Eq. 3: mean ``Dist(ICaCE, estimate)`` over pairs (vectors rounded to ``rounding`` decimals first;
+    ``None``: unrounded)."""
     t = np.atleast_2d(np.asarray(true_icace, dtype=np.float64))
     e = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
     if len(t) == 0:
         raise ValueError("icace_error needs at least one pair")
-    return float(np.mean(_metric(dist).fn(t, e)))
+    return float(np.mean(_metric(dist).fn(t, e, rounding=rounding)))
 
 
 def cace(icace_vectors: Any) -> np.ndarray:
@@ -181,58 +187,11 @@ def acace(cace_by_direction: Mapping[tuple[str, str], Any]) -> np.ndarray:
     return np.mean([np.mean(vs, axis=0) for vs in groups.values()], axis=0)
 
 
-# ----------------------------------------------------------------------------------------------
-# gold labels: tasks, ITE / ATE
-# ----------------------------------------------------------------------------------------------
-def task_label(label5: Any, n_classes: int) -> np.ndarray:
-    """Map 5-way labels (0..4 = 1..5 stars, -1 = no majority) to the ``n_classes``-way task.
-
-    5: unchanged; 3 (ternary): {0,1}->0, 2->1, {3,4}->2; 2 (binary): {0,1}->0, {3,4}->1 and the
-    neutral 2 -> -1 (dropped, Appendix C.3).  Invalid labels stay -1.
-    """
-    y = np.asarray(label5, dtype=np.int64)
-    if y.size and (y.max() > 4 or y.min() < -1):
-        raise ValueError(f"5-way labels must lie in 0..4 (or -1 for no majority); got range [{y.min()}, {y.max()}]")
-    maps = {5: np.array([0, 1, 2, 3, 4]), 3: np.array([0, 0, 1, 2, 2]), 2: np.array([0, 0, -1, 1, 1])}
-    if n_classes not in maps:
-        raise ValueError(f"n_classes must be 2, 3 or 5 for CEBaB; got {n_classes}")
-    out = np.full(y.shape, -1, dtype=np.int64)
-    ok = y >= 0
-    out[ok] = maps[n_classes][y[ok]]
-    return out
-
-
-def ite(base_label: Any, cf_label: Any, n_classes: int = 5) -> np.ndarray:
-    """Definition 5: ``f(x^{c'}) - f(x^{c})`` on the gold overall labels (NaN where a label is missing)."""
-    b = task_label(base_label, n_classes)
-    c = task_label(cf_label, n_classes)
-    out = (c - b).astype(np.float64)
-    out[(b < 0) | (c < 0)] = np.nan
-    return out
-
-
 def _check_columns(df: pd.DataFrame, cols: Iterable[str], what: str) -> None:
     missing = [c for c in cols if c not in df.columns]
     if missing:
         raise ValueError(f"{what} is missing column(s) {missing}; got columns {list(df.columns)} "
                          "(build pairs with xaibench.data.cebab.edit_pairs)")
-
-
-def ate_table(pairs: pd.DataFrame, n_classes: int = 5,
-              directions: Sequence[str] | None = PAPER_DIRECTIONS) -> pd.DataFrame:
-    """Empirical ATE per aspect and direction (Table 3d for 5-way, Table 7 for binary).
-
-    Returns ``aspect, direction, ate, n_pairs`` (pairs with a missing label are skipped).
-    """
-    _check_columns(pairs, ["aspect", "base_value", "cf_value", "base_label", "cf_label"], "pairs")
-    df = pairs[["aspect", "base_value", "cf_value"]].copy()
-    df["direction"] = [direction_name(b, c) for b, c in zip(pairs["base_value"], pairs["cf_value"])]
-    df["ite"] = ite(pairs["base_label"].to_numpy(), pairs["cf_label"].to_numpy(), n_classes)
-    df = df.dropna(subset=["ite"])
-    if directions is not None:
-        df = df[df["direction"].isin(list(directions))]
-    out = df.groupby(["aspect", "direction"], sort=False)["ite"].agg(ate="mean", n_pairs="size").reset_index()
-    return _sort_aspects(out)
 
 
 def _sort_aspects(df: pd.DataFrame) -> pd.DataFrame:
@@ -245,17 +204,6 @@ def _sort_aspects(df: pd.DataFrame) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 # model outputs and explainer evaluation
 # ----------------------------------------------------------------------------------------------
-def proba_lookup(model: Any, texts: Sequence[str]) -> np.ndarray:
-    """``model.predict_proba`` for ``texts``, computing each distinct text once (one batched call)."""
-    texts = list(texts)
-    uniq = list(dict.fromkeys(texts))
-    if not uniq:
-        return np.zeros((0, model.n_classes), dtype=np.float64)
-    probs = np.asarray(model.predict_proba(uniq), dtype=np.float64)
-    index = {t: i for i, t in enumerate(uniq)}
-    return probs[[index[t] for t in texts]]
-
-
 def true_icace(model: Any, pairs: pd.DataFrame) -> np.ndarray:
     """``model.predict_proba(cf_text) - model.predict_proba(base_text)``, shape ``(n_pairs, K)``."""
     _check_columns(pairs, ["base_text", "cf_text"], "pairs")
@@ -287,12 +235,13 @@ def _as_estimates(est: Any, n: int, k: int, who: str) -> np.ndarray:
 
 
 def evaluate_explainer(model: Any, explainer: Any, pairs: pd.DataFrame,
-                       metrics: Sequence[str] | None = None) -> pd.DataFrame:
+                       metrics: Sequence[str] | None = None, rounding: int | None = PAPER_ROUNDING) -> pd.DataFrame:
     """Per-pair CEBaB results for a fitted concept explainer.
 
     Returns one row per pair: the pair keys present in ``pairs`` (:data:`PAIR_KEYS`), ``icace`` (the
     true effect vector, Eq. 2), ``estimate`` (the explainer's vector) and one column per metric
-    (default: all of :data:`METRICS`).
+    (default: all of :data:`METRICS`), computed with the ``rounding`` convention (kept in the column
+    ``rounding``; -1 = unrounded); ``icace`` and ``estimate`` are stored unrounded.
     """
     metrics = list(metrics) if metrics is not None else list(METRICS)
     for m in metrics:
@@ -309,7 +258,8 @@ def evaluate_explainer(model: Any, explainer: Any, pairs: pd.DataFrame,
     out["icace"] = list(truth)
     out["estimate"] = list(est)
     for m in metrics:
-        out[m] = METRICS[m].fn(truth, est)
+        out[m] = METRICS[m].fn(truth, est, rounding=rounding)
+    out["rounding"] = -1 if rounding is None else int(rounding)
     return out
 
 
@@ -381,7 +331,7 @@ def acace_table(per_pair: pd.DataFrame, value_col: str = "icace") -> pd.DataFram
 __all__ = [
     "ASPECTS", "CONCEPT_VALUES", "PAPER_DIRECTIONS", "PAIR_KEYS", "METRICS", "Metric",
     "direction_name", "l2_distance", "cosine_distance", "normdiff_distance", "icace", "icace_error",
-    "cace", "class_score", "cace_scalar", "acace", "task_label", "ite", "ate_table", "proba_lookup",
+    "cace", "class_score", "cace_scalar", "acace", "task_label", "proba_lookup", "PAPER_ROUNDING",
     "true_icace", "make_queries", "evaluate_explainer", "summarize", "cace_table", "cace_scalar_table",
     "acace_table",
 ]

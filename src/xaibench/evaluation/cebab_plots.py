@@ -13,17 +13,20 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..tables import aggregate_seeds
 from . import cebab as cb
+from .cebab_runner import seeds_label
 
-FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine.png", "Figure 10"),
-                    "normdiff": ("cebab_fig11_icace_normdiff.png", "Figure 11"),
-                    "l2": ("cebab_fig12_icace_l2.png", "Figure 12")}
+#: metric -> (figure file name without .png, the paper's figure)
+FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine", "Figure 10"),
+                    "normdiff": ("cebab_fig11_icace_normdiff", "Figure 11"),
+                    "l2": ("cebab_fig12_icace_l2", "Figure 12")}
 TASK_ORDER = ("binary", "ternary", "5-way")
 
 
 def per_aspect_table(per_pair: pd.DataFrame) -> pd.DataFrame:
-    """ICaCE-Error per (model, task, explainer, aspect, metric): mean and sample std over seeds of the
-    per-seed mean over that aspect's pairs (Figure 2 averages per aspect)."""
+    """ICaCE-Error per (model, task, explainer, aspect, metric): mean and population std over seeds
+    (as the paper's ±) of the per-seed mean over that aspect's pairs (Figure 2 averages per aspect)."""
     cols = ["model", "task", "explainer", "aspect", "metric", "ours", "ours_std", "n_seeds", "n_pairs"]
     if per_pair.empty:
         return pd.DataFrame(columns=cols)
@@ -32,20 +35,23 @@ def per_aspect_table(per_pair: pd.DataFrame) -> pd.DataFrame:
     per_seed = per_pair.groupby(keys)[metrics].mean().reset_index()
     n_pairs = per_pair.groupby(keys).size().groupby(["model", "task", "explainer", "aspect"]).mean()
     long = per_seed.melt(id_vars=keys, value_vars=metrics, var_name="metric", value_name="value")
-    g = long.groupby(["model", "task", "explainer", "aspect", "metric"])
-    out = g["value"].agg(ours="mean", ours_std=lambda s: s.std(ddof=1) if len(s) > 1 else np.nan)
-    out["n_seeds"] = g["seed"].nunique()
-    out = out.reset_index()
+    out = aggregate_seeds(long, ["model", "task", "explainer", "aspect", "metric"], ddof=0)
     out["n_pairs"] = out.set_index(["model", "task", "explainer", "aspect"]).index.map(n_pairs).to_numpy()
     return out[cols]
 
 
-def best_index(values: Sequence[float]) -> int | None:
-    """Position of the lowest finite value (the starred method), ``None`` when there is none."""
+def best_index(values: Sequence[float], lower_is_better: bool = True) -> int | None:
+    """Position of the best finite value (the starred method) -- the lowest when the metric is
+    ``lower_is_better``, else the highest; ``None`` when there is none."""
     v = np.asarray(values, dtype=float)
     if not np.isfinite(v).any():
         return None
-    return int(np.nanargmin(v))
+    return int(np.nanargmin(v) if lower_is_better else np.nanargmax(v))
+
+
+def _seeds(n_seeds) -> str:
+    """'5 seeds' / '3-5 seeds' from an int or a column of per-cell seed counts."""
+    return seeds_label([n_seeds] if isinstance(n_seeds, (int, np.integer)) else n_seeds)
 
 
 def _order(explainers: Sequence[str], present: set[str]) -> list[str]:
@@ -75,14 +81,14 @@ def plot_per_aspect(table: pd.DataFrame, model: str, task: str = "5-way", explai
             vals = [d["ours"].get((aspect, e), np.nan) for e in hue_order]
             errs = [d["ours_std"].get((aspect, e), np.nan) for e in hue_order]
             ax.errorbar(xs, vals, yerr=np.nan_to_num(np.asarray(errs, dtype=float)), fmt="none", c="0.3", lw=0.8)
-            b = best_index(vals)
+            b = best_index(vals, cb.METRICS[metric].lower_is_better)
             if b is not None:
                 ax.text(xs[b], vals[b] + np.nan_to_num(errs[b]) + 0.02, "★", ha="center", fontsize=11)
         ax.set_title(metric)
         ax.set_xlabel("")
     g.set_axis_labels("", "ICaCE-Error")
-    g.figure.suptitle(f"CEBaB Figure 2 analogue: {model}, {task}, ICaCE-Error per aspect "
-                      "(mean ± std over seeds; ★ best)", y=1.03)
+    g.figure.suptitle(f"CEBaB (Abraham et al. 2022) Figure 2: ICaCE-Error per aspect, {model}, {task} task, "
+                      f"{_seeds(sub['n_seeds'])} (mean ± population std; ★ best)", y=1.03)
     return g
 
 
@@ -109,15 +115,102 @@ def plot_metric_grid(t10: pd.DataFrame, metric: str, explainers: Sequence[str] =
         ax.scatter(xs, d["paper"], marker="_", s=220, c="crimson", zorder=3, label="paper")
         for x in np.flatnonzero(d["ours"].isna().to_numpy()):  # a method without results in this panel
             ax.text(x, 0.01, "not run", rotation=90, ha="center", va="bottom", fontsize=7, color="0.4")
-        b = best_index(d["ours"].to_numpy())
+        b = best_index(d["ours"].to_numpy(), cb.METRICS[metric].lower_is_better)
         if b is not None:
             top = d["ours"].iloc[b] + np.nan_to_num(d["ours_std"].iloc[b])
             ax.text(b, top + 0.02, "★", ha="center", fontsize=13)
         ax.tick_params(axis="x", rotation=60)
         pm = d["paper_model"].dropna().iloc[0] if d["paper_model"].notna().any() else "?"
-        ax.set_title(f"{mdl} · {task} (paper: {pm})", fontsize=9)
+        ax.set_title(f"{mdl} · {task} (paper: {pm}; {_seeds(d['n_seeds'])})", fontsize=9)
     g.set_axis_labels("", f"ICaCE-Error ({metric})")
     fig_name = FIGURE_OF_METRIC.get(metric, ("", "Figure"))[1]
-    g.figure.suptitle(f"CEBaB {fig_name}: ICaCE-Error, {metric} (bars: ours ± std over seeds; "
-                      "red: paper; ★ our best)", y=1.02)
+    g.figure.suptitle(f"CEBaB (Abraham et al. 2022) {fig_name} / Table 10: ICaCE-Error ({metric}), every task, "
+                      f"{_seeds(sub['n_seeds'])} (bars: ours ± population std; red: paper; ★ our best)", y=1.02)
     return g
+
+
+def _bars_with_errors(long: pd.DataFrame, cells: list[str], ax) -> None:
+    """Grouped bars (x = ``cell``, colour = ``source``) of ``value`` with ``err`` as error bars."""
+    import seaborn as sns
+
+    hue_order = list(dict.fromkeys(long["source"]))
+    sns.barplot(data=long, x="cell", y="value", hue="source", order=cells, hue_order=hue_order, ax=ax,
+                palette="deep", errorbar=None)
+    width = 0.8 / len(hue_order)
+    for j, src in enumerate(hue_order):
+        sub = long[long["source"] == src].groupby("cell")[["value", "err"]].mean().reindex(cells)
+        xs = np.arange(len(cells)) - 0.4 + width * (j + 0.5)
+        ax.errorbar(xs, sub["value"], yerr=sub["err"].fillna(0).to_numpy(dtype=float), fmt="none", c="0.3", lw=0.8)
+    ax.set_xlabel("")
+    ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
+
+
+def plot_table4(t4: pd.DataFrame):
+    """Table 4: CaCE (change of the predicted stars) per aspect and direction, ours ± population std
+    over seeds per model beside the paper's BERT.  Returns the Figure (``None`` if empty)."""
+    import matplotlib.pyplot as plt
+
+    if t4 is None or t4.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(11, 3.6))
+    d = t4.assign(cell=t4["aspect"] + "\n" + t4["direction"].str.replace("_to_", "→"))
+    first = d["model"].iloc[0]
+    long = pd.concat([d.assign(source="ours (" + d["model"] + ")", value=d["ours"], err=d["ours_std"]),
+                      d[d["model"] == first].assign(source="paper (BERT)", value=d["paper"], err=d["paper_std"])])
+    _bars_with_errors(long, list(dict.fromkeys(d["cell"])), ax)
+    ax.axhline(0, c="k", lw=0.8)
+    ax.set_ylabel("CaCE (stars)")
+    ax.set_title(f"CEBaB (Abraham et al. 2022) Table 4: CaCE, 5-way task, {_seeds(t4['n_seeds'])} "
+                 "(ours ± population std; paper ± std)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_model_performance(table: pd.DataFrame):
+    """Table 8: macro-F1 per (task, condition, split), ours (mean ± std over seeds) beside the paper."""
+    import matplotlib.pyplot as plt
+
+    plot = table.dropna(subset=["ours"]).copy()
+    if plot.empty:
+        return None
+    plot["cell"] = plot["task"] + "\n" + plot["condition"].str[:4] + "/" + plot["split"]
+    fig, ax = plt.subplots(figsize=(13, 4))
+    long = pd.concat([plot.assign(source="ours (" + plot["model"] + ")", value=plot["ours"], err=plot["ours_std"]),
+                      plot.assign(source="paper (" + plot["paper_model"] + ")", value=plot["paper"], err=np.nan)])
+    _bars_with_errors(long, list(dict.fromkeys(plot["cell"])), ax)
+    ax.set_ylabel("macro-F1")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"CEBaB (Abraham et al. 2022) Table 8: classifier macro-F1, every task, "
+                 f"{_seeds(plot['n_seeds'])} (ours ± sample std over seeds)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_inlp_probe(acc: pd.DataFrame, model: str, task: str, seed: int):
+    """INLP: held-out probe accuracy after each projection, per aspect (dashed: majority rate)."""
+    import seaborn as sns
+
+    g = sns.relplot(data=acc, x="iteration", y="dev_accuracy", col="aspect", kind="line", marker="o", height=2.6)
+    for ax, (_, sub) in zip(g.axes.flat, acc.groupby("aspect", sort=False)):
+        ax.axhline(sub["chance"].iloc[0], ls="--", c="grey")
+    g.set_axis_labels("projections", "held-out probe accuracy")
+    g.figure.suptitle(f"CEBaB (Abraham et al. 2022) App. F, INLP erasure check: {model}, {task} task, seed {seed} "
+                      "(one seed: no error bars)", y=1.04)
+    return g
+
+
+def plot_icace_summary(summ: pd.DataFrame, model: str, task: str, seed: int, n_pairs: int):
+    """Notebook 10: ICaCE-Error per method and distance for one (model, task, seed) -- one seed, so
+    no error bars (notebook 20 has the five-seed Table 10)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    sns.barplot(data=summ, x="method", y="value", hue="metric", ax=ax, errorbar=None)
+    ax.set_ylabel("ICaCE-Error")
+    ax.set_xlabel("")
+    ax.legend(title="metric", bbox_to_anchor=(1.01, 1), loc="upper left")
+    ax.set_title(f"CEBaB (Abraham et al. 2022) Table 10 quantities, one run: {model}, {task} task, seed {seed}, "
+                 f"{n_pairs} test pairs", fontsize=9)
+    fig.tight_layout()
+    return fig

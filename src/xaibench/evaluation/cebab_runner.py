@@ -1,11 +1,23 @@
 """Running the CEBaB protocol: every concept explainer x (model, task, seed), resumable.
 
-:func:`run_one` fits each explainer on train_exclusive for one trained model and scores it on the
-test edit pairs; per-pair results are kept as parquet under
-``data/results/cebab/<model>/<task>/seed<seed>/<explainer>.parquet`` (other protocols reuse them)
-and a finished file is never recomputed.  Model outputs go through the on-disk cache, so each text
-is run through a model at most once.  :func:`icace_error_table` and :func:`cace_paper_table` turn
-the per-pair results into the paper's Table 10 and Table 4, beside the paper's numbers.
+Conventions (issue 9; :data:`CONVENTION`), as in the paper and the authors' released pipeline:
+
+* each task is scored on *its own* test pairs -- those whose two texts both have a class in the
+  task (:func:`xaibench.data.cebab.task_pairs`; binary loses every pair with a 3-star side, App. C.3);
+  the tables carry the number of pairs (``n_pairs``);
+* explainers are fit on the task's cleaned training rows (:func:`xaibench.data.cebab.fit_frame`:
+  no 'no majority' review, and no 3-star review for binary);
+* CausaLM's estimate is the counterfactual model minus the *factual* model (App. E.2), with the
+  authors' control concepts (food -> service, others -> food);
+* ICaCE vectors are rounded to 4 decimals before distances (``rounding=4``);
+* ``ours_std`` is the population std over seeds (``ddof=0``), like the paper's ``±``.
+
+Per-pair results are kept as parquet under
+``data/results/cebab/<convention>/<model>/<task>/seed<seed>/<explainer>.parquet`` -- keyed on the
+convention, so results of an older convention (``data/results/cebab/<model>/...``) are never mixed
+in -- and a finished file is never recomputed.  Model outputs go through the on-disk cache.
+:func:`icace_error_table` and :func:`cace_paper_table` turn per-pair results into the paper's
+Table 10 and Table 4, beside the paper's numbers.
 """
 from __future__ import annotations
 
@@ -18,32 +30,72 @@ import pandas as pd
 
 from .. import paths
 from ..config import Profile, get_profile
+from ..data.cebab import PAPER_MODEL, edit_pairs, fit_frame, task_pairs
 from ..io import write_parquet
-from ..tables import paper_values
+from ..tables import aggregate_seeds, paper_values
 from ..utils import progress
 from . import cebab as cb
 
 EXPLAINERS = ("random", "approx", "conexp", "s-learner", "tcav", "conceptshap", "causalm", "inlp")
 TASK_TABLE = {"5-way": "Table 10a", "ternary": "Table 10b", "binary": "Table 10c"}
-PAPER_MODEL = {"minilm": "bert-base-uncased", "lstm": "lstm", "bert-base-uncased": "bert-base-uncased",
-               "roberta-base": "roberta-base", "gpt2": "gpt2"}
 QUICK_KW = {"conceptshap": {"epochs": 2}, "inlp": {"n_iter": 3, "epochs": 1},
             "causalm": {"epochs": 1, "head_epochs": 2}}
+#: name of the evaluation convention the stored results follow (see the module docstring); a
+#: result file lives under it, so a change of convention never reads old results
+CONVENTION = "paper-v2"
+#: CausaLM's reference model in the estimate: "factual" (App. E.2, used in the tables) or "explained"
+CAUSALM_BASELINES = ("factual", "explained")
+#: population std over seeds, as the paper's "±" (stated in every table note)
+SEED_DDOF = 0
+STD_NOTE = "ours_std: population std over seeds (ddof=0), as the paper's ±"
+#: the models notebook 20 runs by default; a run over other models names its tables after them
+DEFAULT_MODELS = ("minilm", "lstm")
 
 
-def result_path(model: str, task: str, seed: int, explainer: str) -> Path:
+def name_suffix(models: Sequence[str]) -> str:
+    """``''`` for the default model set, else ``'_<model>_<model>'``: tables and figures of a run over
+    other models never overwrite those of the full run."""
+    return "" if list(models) == list(DEFAULT_MODELS) else "_" + "_".join(models)
+
+
+def seeds_label(n_seeds: Sequence[int] | pd.Series) -> str:
+    """``'5 seeds'`` or, when cells differ, ``'3-5 seeds'`` (from a table's ``n_seeds``)."""
+    vals = [int(v) for v in pd.Series(n_seeds).dropna()]
+    if not vals:
+        return "no seeds"
+    lo, hi = min(vals), max(vals)
+    return f"{hi} seed{'s' if hi != 1 else ''}" if lo == hi else f"{lo}-{hi} seeds"
+
+
+def table_title(what: str, models: Sequence[str], table: pd.DataFrame, extra: str = "") -> str:
+    """Title of a notebook-20 table: paper, table, models, seeds (from ``table.n_seeds``),
+    convention and the std note."""
+    seeds = seeds_label(table["n_seeds"]) if "n_seeds" in table.columns and len(table) else "no results"
+    return (f"CEBaB (Abraham et al. 2022) {what}; models: {', '.join(models)}; {seeds} per cell{extra}. "
+            f"Convention {CONVENTION} (per-task pairs and fit rows, CausaLM vs the factual model, ICaCE rounded "
+            f"to 4 decimals); {STD_NOTE}")
+
+
+def result_name(explainer: str, causalm_baseline: str = "factual") -> str:
+    """File stem of an explainer's results: ``causalm`` (factual model) or ``causalm@explained``."""
+    if explainer == "causalm" and causalm_baseline != "factual":
+        return f"causalm@{causalm_baseline}"
+    return explainer
+
+
+def result_path(model: str, task: str, seed: int, explainer: str, convention: str = CONVENTION,
+                causalm_baseline: str = "factual") -> Path:
     from ..models.zoo import slug
 
-    return paths.results_dir() / "cebab" / slug(model) / task / f"seed{seed}" / f"{explainer}.parquet"
+    return (paths.results_dir() / "cebab" / convention / slug(model) / task / f"seed{seed}"
+            / f"{result_name(explainer, causalm_baseline)}.parquet")
 
 
-def fit_data(profile: Profile, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """train_exclusive rows (explainers' fitting data) and test edit pairs, capped by the profile."""
-    from ..data.cebab import edit_pairs, load_cebab
-
-    rows = load_cebab()
-    train = rows[rows["split"] == "train_exclusive"].reset_index(drop=True)
-    pairs = edit_pairs("test")
+def fit_data(profile: Profile, seed: int, task: str = "5-way") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The task's cleaned train_exclusive rows (explainers' fitting data) and its test edit pairs,
+    capped by the profile."""
+    train = fit_frame(task)
+    pairs = task_pairs(edit_pairs("test"), task)
     if profile.max_train:
         train = train.sample(n=min(profile.max_train, len(train)), random_state=seed).reset_index(drop=True)
     if profile.max_eval:
@@ -60,20 +112,41 @@ def load_aspect_predictor(absa_model: str | None, seed: int = 42, profile: Profi
     return train_cebab(absa_model, "absa", "exclusive", seed, profile=profile).model
 
 
-def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame, seed: int,
-                 aspect_predictor: Any = None, quick: bool = False) -> pd.DataFrame:
-    """Fit explainer ``name`` on ``train`` and score it on ``pairs``; per-pair rows with the
-    explainer's wall seconds and the model forward passes it caused (cache misses)."""
-    from ..explainers.concept import make_concept_explainer
-
+def explainer_kwargs(name: str, seed: int, aspect_predictor: Any = None, quick: bool = False,
+                     causalm_baseline: str = "factual") -> dict[str, Any]:
+    """Constructor arguments of explainer ``name`` under the runner's conventions."""
     kw: dict[str, Any] = {"seed": seed, "aspect_predictor": aspect_predictor}
+    if name == "causalm":
+        if causalm_baseline not in CAUSALM_BASELINES:
+            raise ValueError(f"causalm_baseline must be one of {CAUSALM_BASELINES}; got {causalm_baseline!r}")
+        kw["baseline"] = causalm_baseline
     if quick:
         kw.update(QUICK_KW.get(name, {}))
+    return kw
+
+
+def fit_explainers(model: Any, train: pd.DataFrame, names: Sequence[str], seed: int, aspect_predictor: Any = None,
+                   quick: bool = False, causalm_baseline: str = "factual") -> dict[str, Any]:
+    """Fit each explainer of ``names`` on ``train`` for ``model`` (notebook 10)."""
+    from ..explainers.concept import make_concept_explainer
+
+    names = list(names)
+    loop = progress(names, desc="fit explainers") if len(names) > 1 else names
+    return {n: make_concept_explainer(n, **explainer_kwargs(n, seed, aspect_predictor, quick, causalm_baseline))
+            .fit(model, train) for n in loop}
+
+
+def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame, seed: int,
+                 aspect_predictor: Any = None, quick: bool = False, causalm_baseline: str = "factual",
+                 rounding: int | None = cb.PAPER_ROUNDING) -> pd.DataFrame:
+    """Fit explainer ``name`` on ``train`` and score it on ``pairs``; per-pair rows with the
+    explainer's wall seconds and the model forward passes it caused (cache misses)."""
     t0 = time.time()
     n0 = getattr(model, "n_forward", 0)
-    explainer = make_concept_explainer(name, **kw).fit(model, train)
-    per = cb.evaluate_explainer(model, explainer, pairs)
+    explainer = fit_explainers(model, train, [name], seed, aspect_predictor, quick, causalm_baseline)[name]
+    per = cb.evaluate_explainer(model, explainer, pairs, rounding=rounding)
     per["explainer"] = name
+    per["causalm_baseline"] = causalm_baseline if name == "causalm" else ""
     per["seconds"] = time.time() - t0
     per["forward_passes"] = getattr(model, "n_forward", 0) - n0
     return per
@@ -81,41 +154,57 @@ def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame
 
 def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = EXPLAINERS,
             profile: str | Profile = "full", absa_model: str | None = "minilm",
-            force: bool = False) -> pd.DataFrame:
+            force: bool = False, causalm_baseline: str = "factual") -> pd.DataFrame:
     """Per-pair results of ``explainers`` for one trained model (trained first if missing)."""
     from ..models.cebab_training import train_cebab
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
-    todo = [e for e in explainers if force or not result_path(model_name, task, seed, e).exists()]
+    todo = [e for e in explainers
+            if force or not result_path(model_name, task, seed, e, causalm_baseline=causalm_baseline).exists()]
     if todo:
         model = train_cebab(model_name, task, "exclusive", seed, profile=prof).model
-        train, pairs = fit_data(prof, seed)
+        train, pairs = fit_data(prof, seed, task)
         predictor = load_aspect_predictor(absa_model, 42, prof) if {"approx", "s-learner"} & set(todo) else None
         for name in progress(todo, desc=f"{model_name}/{task}/seed{seed}"):
-            per = evaluate_one(model, name, train, pairs, seed, predictor, quick=prof.name != "full")
-            save_result(per, model_name, task, seed, name)
-    return load_results([model_name], [task], [seed], explainers)
+            per = evaluate_one(model, name, train, pairs, seed, predictor, quick=prof.name != "full",
+                               causalm_baseline=causalm_baseline)
+            save_result(per, model_name, task, seed, name, causalm_baseline=causalm_baseline)
+    return load_results([model_name], [task], [seed], explainers, causalm_baseline=causalm_baseline)
 
 
-def save_result(per: pd.DataFrame, model_name: str, task: str, seed: int, explainer: str) -> Path:
+def run_all(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int], explainers: Sequence[str] = EXPLAINERS,
+            profile: str | Profile = "full", absa_model: str | None = "minilm", run_missing: bool = True,
+            causalm_baseline: str = "factual") -> pd.DataFrame:
+    """Notebook 20's pipeline: run what is missing (``run_missing``), then load every per-pair result."""
+    if run_missing:
+        for m in models:
+            for t in tasks:
+                for s in seeds:
+                    run_one(m, t, s, explainers, profile=profile, absa_model=absa_model,
+                            causalm_baseline=causalm_baseline)
+    return load_results(models, tasks, seeds, explainers, causalm_baseline=causalm_baseline)
+
+
+def save_result(per: pd.DataFrame, model_name: str, task: str, seed: int, explainer: str,
+                causalm_baseline: str = "factual") -> Path:
     """Write one explainer's per-pair rows (from :func:`evaluate_one`) to its result file, atomically."""
     per = per.copy()
-    per["model"], per["task"], per["seed"] = model_name, task, seed
+    per["model"], per["task"], per["seed"], per["convention"] = model_name, task, seed, CONVENTION
     per["icace"] = per["icace"].map(lambda v: np.asarray(v, dtype=float).tolist())
     per["estimate"] = per["estimate"].map(lambda v: np.asarray(v, dtype=float).tolist())
-    dest = result_path(model_name, task, seed, explainer)
+    dest = result_path(model_name, task, seed, explainer, causalm_baseline=causalm_baseline)
     write_parquet(dest, per)
     return dest
 
 
 def load_results(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int],
-                 explainers: Sequence[str] = EXPLAINERS) -> pd.DataFrame:
+                 explainers: Sequence[str] = EXPLAINERS, causalm_baseline: str = "factual") -> pd.DataFrame:
     frames = []
     for m in models:
         for t in tasks:
             for s in seeds:
                 for e in explainers:
-                    p = result_path(m, t, s, e)
+                    p = result_path(m, t, s, e, causalm_baseline=causalm_baseline)
                     if p.exists():
                         frames.append(pd.read_parquet(p))
     if not frames:
@@ -126,18 +215,40 @@ def load_results(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[in
     return out
 
 
-def icace_error_table(per_pair: pd.DataFrame) -> pd.DataFrame:
-    """Table 10: ICaCE-Error per (task, model, explainer, metric); mean ± std over seeds, with paper."""
+def _n_pairs(per_pair: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Evaluation pairs per key: the per-seed count (equal across seeds in the full profile; the
+    mean is shown otherwise)."""
+    per_seed = per_pair.groupby(keys + ["seed"]).size()
+    return per_seed.groupby(keys).mean().map(_count)
+
+
+def _count(v: float) -> float | int:
+    """A mean count as an int when it is whole (every seed had the same pairs)."""
+    return int(v) if float(v).is_integer() else float(v)
+
+
+def icace_error_table(per_pair: pd.DataFrame, rounding: int | None | str = "stored") -> pd.DataFrame:
+    """Table 10: ICaCE-Error per (task, model, explainer, metric): mean ± population std over seeds,
+    the number of test pairs of the task (``n_pairs``), and the paper's value.
+
+    ``rounding="stored"`` uses the per-pair metric columns as stored (computed with the result
+    store's convention, ``rounding=4``); an int or ``None`` recomputes them from the stored ICaCE and
+    estimate vectors with that rounding (``None`` = unrounded)."""
     cols = ["table", "task", "model", "paper_model", "explainer", "metric", "ours", "ours_std", "paper",
-            "paper_std", "n_seeds", "lower_is_better"]
+            "paper_std", "n_seeds", "n_pairs", "lower_is_better"]
     if per_pair.empty:
         return pd.DataFrame(columns=cols)
-    per_seed = (per_pair.groupby(["task", "model", "explainer", "seed"])[list(cb.METRICS)].mean()
-                .reset_index().melt(id_vars=["task", "model", "explainer", "seed"], var_name="metric", value_name="value"))
-    g = per_seed.groupby(["task", "model", "explainer", "metric"])
-    agg = g["value"].agg(ours="mean", ours_std=lambda s: s.std(ddof=1) if len(s) > 1 else np.nan)
-    agg["n_seeds"] = g["seed"].nunique()
-    agg = agg.reset_index()
+    if rounding != "stored":
+        per_pair = per_pair.copy()
+        truth, est = np.stack(per_pair["icace"].to_list()), np.stack(per_pair["estimate"].to_list())
+        for m, metric in cb.METRICS.items():
+            per_pair[m] = metric.fn(truth, est, rounding=rounding)
+    keys = ["task", "model", "explainer"]
+    per_seed = (per_pair.groupby(keys + ["seed"])[list(cb.METRICS)].mean()
+                .reset_index().melt(id_vars=keys + ["seed"], var_name="metric", value_name="value"))
+    agg = aggregate_seeds(per_seed, keys + ["metric"], ddof=SEED_DDOF)
+    n_pairs = _n_pairs(per_pair, keys)
+    agg["n_pairs"] = [n_pairs.get(tuple(r)) for r in agg[keys].itertuples(index=False)]
     agg["table"] = agg["task"].map(TASK_TABLE)
     agg["paper_model"] = agg["model"].map(PAPER_MODEL)
     agg["lower_is_better"] = agg["metric"].map(lambda m: cb.METRICS[m].lower_is_better)
@@ -152,23 +263,59 @@ def icace_error_table(per_pair: pd.DataFrame) -> pd.DataFrame:
 
 
 def cace_paper_table(models_by_seed: dict[int, Any], pairs: pd.DataFrame, model_name: str) -> pd.DataFrame:
-    """Table 4: scalar CaCE (change of the argmax class, in stars) per aspect and direction."""
+    """Table 4: scalar CaCE (change of the argmax class, in stars) per aspect and direction on the
+    5-way pairs; mean ± population std over seeds and ``n_pairs``."""
     rows = []
     for seed, model in models_by_seed.items():
         t = cb.cace_scalar_table(model, pairs, mode="argmax")
         t["seed"] = seed
         rows.append(t)
     per_seed = pd.concat(rows, ignore_index=True)
-    val = "cace" if "cace" in per_seed.columns else [c for c in per_seed.columns
-                                                     if c not in ("aspect", "direction", "seed", "n_pairs")][0]
-    g = per_seed.groupby(["aspect", "direction"], sort=False)
-    agg = g[val].agg(ours="mean", ours_std=lambda s: s.std(ddof=1) if len(s) > 1 else np.nan).reset_index()
-    agg["n_seeds"] = g["seed"].nunique().to_numpy()
+    agg = aggregate_seeds(per_seed, ["aspect", "direction"], value="cace", ddof=SEED_DDOF)
+    n_pairs = per_seed.groupby(["aspect", "direction"], sort=False)["n_pairs"].mean().map(_count)
+    agg["n_pairs"] = [n_pairs.get((a, d)) for a, d in zip(agg["aspect"], agg["direction"])]
     # Table 4 prints bert-base-uncased only: every model is compared with it
     agg["model"], agg["paper_model"] = model_name, "bert-base-uncased"
     pv = paper_values("cebab", paper_table="Table 4").rename(columns={"value": "paper", "std": "paper_std"})
     out = agg.merge(pv[["aspect", "direction", "paper", "paper_std"]], on=["aspect", "direction"], how="left")
-    return out[["model", "paper_model", "aspect", "direction", "ours", "ours_std", "paper", "paper_std", "n_seeds"]]
+    return out[["model", "paper_model", "aspect", "direction", "ours", "ours_std", "paper", "paper_std", "n_seeds",
+                "n_pairs"]]
+
+
+def is_trained(model: str, task: str, seed: int, profile: str | Profile = "full") -> bool:
+    """Whether notebook 02 has saved the (model, task, seed) classifier for ``profile``."""
+    import json
+
+    from ..models.zoo import model_dir
+
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    path = model_dir("cebab", model, task, "exclusive", seed) / "metrics.json"
+    return path.exists() and json.loads(path.read_text()).get("profile") == prof.name
+
+
+def cace_tables(models: Sequence[str], seeds: Sequence[int], profile: str | Profile = "full",
+                train_missing: bool = True) -> pd.DataFrame:
+    """Table 4 for every model of ``models`` (5-way, trained models of notebook 02); with
+    ``train_missing=False`` only the seeds already trained enter (``n_seeds`` says how many)."""
+    from ..models.cebab_training import train_cebab
+
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    pairs = fit_data(prof, seeds[0], "5-way")[1]
+    out = []
+    for m in models:
+        use = [s for s in seeds if train_missing or is_trained(m, "5-way", s, prof)]
+        if use:
+            out.append(cace_paper_table({s: train_cebab(m, "5-way", "exclusive", s, profile=prof).model for s in use},
+                                        pairs, m))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
+def best_method(group: pd.DataFrame, column: str) -> str:
+    """The explainer with the best ``column`` value, following the metric's ``lower_is_better``."""
+    lower = bool(group["lower_is_better"].iloc[0]) if "lower_is_better" in group.columns else \
+        cb.METRICS[group["metric"].iloc[0]].lower_is_better
+    idx = group[column].idxmin() if lower else group[column].idxmax()
+    return group.loc[idx, "explainer"]
 
 
 def kendall_agreement(table: pd.DataFrame) -> pd.DataFrame:
@@ -180,8 +327,51 @@ def kendall_agreement(table: pd.DataFrame) -> pd.DataFrame:
         if len(g) < 3:
             continue
         tau, p = kendalltau(g["ours"], g["paper"])
-        best_ours = g.loc[g["ours"].idxmin(), "explainer"]
-        best_paper = g.loc[g["paper"].idxmin(), "explainer"]
         rows.append({"task": task, "model": model, "metric": metric, "kendall_tau": tau, "p_value": p,
-                     "n_explainers": len(g), "best_ours": best_ours, "best_paper": best_paper})
+                     "n_explainers": len(g), "best_ours": best_method(g, "ours"),
+                     "best_paper": best_method(g, "paper")})
     return pd.DataFrame(rows)
+
+
+def explainer_checks(explainers: dict[str, Any], model: str, task: str, seed: int) -> pd.DataFrame:
+    """Notebook 10's sanity checks of fitted explainers as a tidy table: CAV training accuracy
+    (TCAV, ConceptSHAP), ConceptSHAP completeness (Eq. 25), INLP's held-out probe accuracy after the
+    last projection, CausaLM's adversary accuracy in the last adversarial epoch."""
+    checks = []
+    for e in ("tcav", "conceptshap"):
+        if e in explainers:
+            checks += [{"check": "CAV training accuracy", "explainer": e, "aspect": a, "ours": v, "note": ""}
+                       for a, v in explainers[e].cav_accuracy_.items()]
+    if "conceptshap" in explainers:
+        checks.append({"check": "completeness (Eq. 25)", "explainer": "conceptshap", "aspect": "all",
+                       "ours": explainers["conceptshap"].completeness_, "note": "paper: > 0.9 for every model"})
+    if "inlp" in explainers:
+        for a, r in explainers["inlp"].results_.items():
+            checks.append({"check": "probe accuracy after last projection", "explainer": "inlp", "aspect": a,
+                           "ours": r.final_dev_accuracy, "note": f"majority-class rate {r.chance:.3f}"})
+    if "causalm" in explainers:
+        c = explainers["causalm"]
+        for a, h in c.history_.items():
+            checks.append({"check": "adversary accuracy, last adversarial epoch", "explainer": "causalm",
+                           "aspect": a, "ours": h["adversarial"][-1]["adversary_acc"] if h["adversarial"] else np.nan,
+                           "note": f"control concept: {c.control_[a]}; baseline: {c.baseline} model"})
+    return pd.DataFrame(checks).assign(ours_std=np.nan, paper=np.nan, model=model, task=task, seed=seed)
+
+
+def estimate_examples(model: Any, explainers: dict[str, Any], pairs: pd.DataFrame, n_show: int = 6) -> pd.DataFrame:
+    """Notebook 10: the true ICaCE and every explainer's estimate on one pair per direction (first
+    ``n_show``), one row per (pair, method), one column per class."""
+    show = pairs.groupby("direction", group_keys=False).head(1).head(n_show).reset_index(drop=True)
+    vectors = {"TRUE": cb.true_icace(model, show)}
+    queries = cb.make_queries(show)
+    vectors.update({name: e.explain(queries) for name, e in explainers.items()})
+    rows = [{"pair": i, "aspect": r.aspect, "direction": r.direction, "method": name,
+             **{f"class {k}": v for k, v in enumerate(vec[i])}}
+            for name, vec in vectors.items() for i, r in show.iterrows()]
+    return pd.DataFrame(rows).set_index(["pair", "aspect", "direction", "method"]).sort_index(level="pair", sort_remaining=False)
+
+
+def summarize_explainers(model: Any, explainers: dict[str, Any], pairs: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 10: ICaCE-Error per fitted explainer and distance on ``pairs`` (one run)."""
+    return pd.concat([cb.summarize(cb.evaluate_explainer(model, e, pairs)).assign(method=name)
+                      for name, e in explainers.items()], ignore_index=True)

@@ -3,12 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..data.cebab import PAPER_MODEL
 from ..tables import aggregate_seeds, paper_values
-
-#: which paper row each of our models is compared with
-PAPER_MODEL = {"minilm": "bert-base-uncased", "lstm": "lstm", "bert-base-uncased": "bert-base-uncased",
-               "roberta-base": "roberta-base", "gpt2": "gpt2"}
-
 
 def cebab_performance_table(runs: pd.DataFrame | None = None, profile: str = "full") -> pd.DataFrame:
     """Tidy Table 8: one row per (model, task, condition, split) with ours (mean, std, n_seeds) and paper.

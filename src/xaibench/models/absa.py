@@ -12,20 +12,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..data.cebab import ABSA_LABELS, ASPECTS
 from .base import Classifier
 from .registry import load_model
-
-
-def _labels() -> tuple[str, ...]:
-    from ..data.cebab import ABSA_LABELS
-
-    return tuple(ABSA_LABELS)
-
-
-def _aspects() -> tuple[str, ...]:
-    from ..data.cebab import ASPECTS
-
-    return tuple(ASPECTS)
 
 
 class AspectSentimentModel:
@@ -33,7 +22,7 @@ class AspectSentimentModel:
 
     def __init__(self, classifier: Classifier):
         if classifier.n_classes != 3:
-            raise ValueError(f"the ABSA classifier needs 3 classes {_labels()}, got {classifier.n_classes}")
+            raise ValueError(f"the ABSA classifier needs 3 classes {ABSA_LABELS}, got {classifier.n_classes}")
         self.classifier = classifier
 
     @property
@@ -57,9 +46,9 @@ class AspectSentimentModel:
     def predict_aspects(self, texts: Sequence[str]) -> pd.DataFrame:
         """One column per aspect with the predicted label (``Negative``/``Positive``/``unknown``)."""
         texts = list(texts)
-        labels = np.array(_labels())
+        labels = np.array(ABSA_LABELS)
         out = {}
-        for a in _aspects():
+        for a in ASPECTS:
             out[a] = labels[self.predict_proba(texts, [a] * len(texts)).argmax(1)]
         return pd.DataFrame(out)
 

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import Profile, get_profile
+from ..data.cebab import ABSA_LABELS, NUM_CLASSES
 from ..io import write_json
 from .registry import load_model
 from .training import macro_f1
@@ -32,7 +33,8 @@ EPOCH_BUDGET_SCALE = 1 / 8
 LSTM_MAX_EPOCHS = 40
 ABSA_MIN_EPOCHS = 3
 LSTM_PATIENCE = 3
-TASK_CLASSES = {"binary": 2, "ternary": 3, "5-way": 5, "absa": 3}
+#: classes per trainable task: the review-sentiment tasks plus the ABSA model
+TASK_CLASSES = {**NUM_CLASSES, "absa": len(ABSA_LABELS)}
 
 
 def paper_epochs(n_train: int) -> float:

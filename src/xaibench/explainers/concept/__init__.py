@@ -1,7 +1,7 @@
 """Concept-based explainers evaluated on CEBaB (Abraham et al., 2022, Section 4).
 
 Every class subclasses :class:`xaibench.explainers.base.ConceptExplainer`:
-``fit(model, train_exclusive_frame)`` then ``explain(queries) -> (n, n_classes)`` ICaCE estimates,
+``fit(model, fit_rows)`` -- the task's cleaned train_exclusive rows, :func:`xaibench.data.cebab.fit_frame` -- then ``explain(queries) -> (n, n_classes)`` ICaCE estimates,
 where ``queries`` come from :func:`xaibench.evaluation.cebab.make_queries` (base side + ``cf_value``).
 
 ========================  ===================================================================
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._common import proba_lookup
 from .baselines import ApproxExplainer, CONEXPExplainer, RandomExplainer, SLearnerExplainer
 from .causalm import CausaLMExplainer
 from .conceptshap import ConceptSHAPExplainer, completeness_score, shapley_values
@@ -64,5 +65,5 @@ def make_concept_explainer(name: str, **kwargs: Any):
 __all__ = [
     "CONCEPT_EXPLAINERS", "USES_ASPECT_PREDICTOR", "make_concept_explainer", "RandomExplainer", "ApproxExplainer",
     "CONEXPExplainer", "SLearnerExplainer", "TCAVExplainer", "ConceptSHAPExplainer", "INLPExplainer",
-    "CausaLMExplainer", "INLPResult", "inlp_projection", "shapley_values", "completeness_score",
+    "CausaLMExplainer", "INLPResult", "proba_lookup", "inlp_projection", "shapley_values", "completeness_score",
 ]

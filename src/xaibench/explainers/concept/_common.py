@@ -8,7 +8,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 import pandas as pd
 
-from ...evaluation.cebab import ASPECTS, CONCEPT_VALUES, proba_lookup, task_label
+from ...data.cebab import ASPECTS, CONCEPT_VALUES, task_label
 from ..base import ConceptExplainer
 
 VALUE_CODE = {v: i for i, v in enumerate(CONCEPT_VALUES)}  # Negative 0, unknown 1, Positive 2
@@ -25,12 +25,12 @@ class AspectPredictor(Protocol):
 def check_queries(queries: pd.DataFrame, need: Sequence[str] = ("text", "aspect", "cf_value")) -> pd.DataFrame:
     """Validate an explain() query frame; accepts ``base_text`` for ``text``; refuses cf leakage."""
     if not isinstance(queries, pd.DataFrame):
-        raise TypeError(f"queries must be a pandas DataFrame (use evaluation.cebab.make_queries(pairs)); "
+        raise TypeError(f"queries must be a pandas DataFrame (use xaibench.evaluation.cebab.make_queries(pairs)); "
                         f"got {type(queries).__name__}")
     leaked = [c for c in queries.columns if c.startswith("cf_") and c != "cf_value"]
     if leaked:
         raise ValueError(f"queries contain counterfactual-side columns {leaked}; explainers may only see the "
-                         "base side and cf_value -- build them with evaluation.cebab.make_queries(pairs)")
+                         "base side and cf_value -- build them with xaibench.evaluation.cebab.make_queries(pairs)")
     q = queries
     if "text" not in q.columns and "base_text" in q.columns:
         q = q.rename(columns={"base_text": "text"})
@@ -49,14 +49,15 @@ def check_queries(queries: pd.DataFrame, need: Sequence[str] = ("text", "aspect"
 
 
 def check_data(data: pd.DataFrame, need_aspects: bool = True) -> pd.DataFrame:
-    """Validate the fit() frame (train_exclusive rows: ``text`` + ``{aspect}_majority`` [+ ``label``])."""
+    """Validate the fit() frame (the task's train_exclusive rows from :func:`xaibench.data.cebab.fit_frame`:
+    ``text`` + ``{aspect}_majority`` [+ ``label`` / ``task_label``])."""
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"fit data must be the CEBaB train_exclusive DataFrame; got {type(data).__name__}")
     need = ["text"] + ([f"{a}_majority" for a in ASPECTS] if need_aspects else [])
     missing = [c for c in need if c not in data.columns]
     if missing:
-        raise ValueError(f"fit data lacks column(s) {missing}; pass xaibench.data.cebab.load_cebab() rows of the "
-                         "train_exclusive split")
+        raise ValueError(f"fit data lacks column(s) {missing}; pass the task's rows from "
+                         "xaibench.data.cebab.fit_frame(task)")
     if len(data) == 0:
         raise ValueError("fit data is empty")
     return data.reset_index(drop=True)
@@ -137,6 +138,17 @@ def query_seed(seed: int, *parts: Any) -> np.random.Generator:
     from ...utils import query_seed as seed_of  # the project's one per-query seed (lone surrogates ok)
     key = seed_of(*parts)
     return np.random.default_rng([int(seed), int(key)])
+
+
+def proba_lookup(model: Any, texts: Sequence[str]) -> np.ndarray:
+    """``model.predict_proba`` for ``texts``, computing each distinct text once (one batched call)."""
+    texts = list(texts)
+    uniq = list(dict.fromkeys(texts))
+    if not uniq:
+        return np.zeros((0, model.n_classes), dtype=np.float64)
+    probs = np.asarray(model.predict_proba(uniq), dtype=np.float64)
+    index = {t: i for i, t in enumerate(uniq)}
+    return probs[[index[t] for t in texts]]
 
 
 def embed(model: Any, texts: Sequence[str]) -> np.ndarray:
@@ -303,7 +315,7 @@ class FittedConceptExplainer(ConceptExplainer):
 
     def _require_fit(self) -> None:
         if not getattr(self, "_fitted", False):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call .fit(model, train_exclusive_frame) first")
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call .fit(model, xaibench.data.cebab.fit_frame(task)) first")
 
 
 __all__ = [

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...evaluation.cebab import ASPECTS, CONCEPT_VALUES
+from ...data.cebab import ASPECTS, CONCEPT_VALUES
 from ._common import (AspectPredictor, FittedConceptExplainer, VALUE_CODE, aspect_labels, check_data,
                       check_queries, label_codes, observed_labels, onehot_aspects, proba_lookup, query_seed)
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...evaluation.cebab import ASPECTS, CONCEPT_VALUES
+from ...data.cebab import ASPECTS, CONCEPT_VALUES, CONTROL_CONCEPTS
 from ._common import (FittedConceptExplainer, check_data, check_queries, copy_head, embed, head_proba, module_device,
                       proba_lookup, task_targets, train_on_features)
 
@@ -55,29 +55,38 @@ def _grad_reverse():
 
 
 class CausaLMExplainer(FittedConceptExplainer):
-    """CausaLM (App. E), TReITE estimator (Eq. 10): ``N'(phi_CF(x)) - N(phi(x))``.
+    """CausaLM (App. E), TReITE estimator (Eq. 10): ``N'(phi_CF(x)) - N_F(phi_F(x))``.
 
-    Per aspect ``C``: a deep copy of the model's encoder is fine-tuned (Adam, lr 2e-5, 3 epochs,
-    batch 48) with two auxiliary heads on phi: the *treated concept* ``C`` (3-way label) as an
+    Per treated aspect ``C``: a deep copy of the model's encoder is fine-tuned (Adam, lr 2e-5,
+    3 epochs, batch 48; App. E.2) with two auxiliary heads on phi: ``C`` (3-way label) as an
     adversarial task through a gradient-reversal layer with weight ``lambda`` = 0.1, and the *control
-    concept* -- the other aspect most correlated with ``C`` on the fit data (Cramér's V; the paper
-    controls for the most correlated confounder) -- as a normal task, so ``phi_CF`` forgets ``C`` but
-    keeps the confounder.  Then ``N'`` (a copy of the model's head) is trained on the frozen
-    ``phi_CF`` of the fit data with the gold task labels (Adam, lr 1e-3, 50 epochs, batch 256, App. E.2).
+    concept* as a normal task, so ``phi_CF`` forgets ``C`` but keeps the control.  The control
+    concepts are the authors' (their released scripts: food -> service, every other aspect -> food;
+    :data:`xaibench.data.cebab.CONTROL_CONCEPTS`); ``control="cramers_v"`` picks the other aspect most
+    associated with ``C`` on the fit data instead, and a dict sets them explicitly.  ``N'`` (a copy of
+    the model's head) is trained on the frozen ``phi_CF`` of the fit data with the gold task labels
+    (Adam, lr 1e-3, 50 epochs, batch 256).
 
-    Deviations: CausaLM's masked-language-model objective during the adversarial stage is omitted
-    (the explained models need not have an LM head), the encoder starts from the explained model's
-    fine-tuned weights, and the auxiliary heads use their own learning rate ``head_lr``.  The estimate
-    ignores ``c'``: the counterfactual representation only removes ``C``, so (as the paper notes) it can
-    only estimate ``c' = unknown`` well.  Counterfactual features are computed once per text and kept
-    in memory (``cf_features``).
+    ``baseline`` selects the subtracted term: ``"factual"`` (the paper, App. E.2) -- a *factual model*
+    trained the same way, with the control task but without the adversarial task (encoder stage), then
+    a head on its frozen ``phi_F`` (lr 1e-3, 50 epochs, batch 256); it depends only on the control
+    concept, so two are trained (one per control) -- or ``"explained"``, the explained model's own
+    ``N(phi(x))`` (our earlier variant; cheaper, but it mixes the effect with the difference between
+    a re-trained head and the original one).
+
+    Deviations: CausaLM's masked-language-model objective is omitted (the explained models need not
+    have an LM head), the encoders start from the explained model's fine-tuned weights, and the
+    auxiliary heads use their own learning rate ``head_lr``.  The estimate ignores ``c'``: the
+    counterfactual representation only removes ``C``, so (as the paper notes) it can only estimate
+    ``c' = unknown`` well.  Features are computed once per text and kept in memory.
     """
 
     name = "causalm"
 
     def __init__(self, seed: int = 42, lam: float = 0.1, lr: float = 2e-5, epochs: int = 3, batch_size: int = 48,
                  head_lr: float = 1e-3, head_epochs: int = 50, head_batch_size: int = 256,
-                 control: Mapping[str, str] | None = None, aspects: Sequence[str] = ASPECTS):
+                 control: Mapping[str, str] | str | None = None, aspects: Sequence[str] = ASPECTS,
+                 baseline: str = "factual"):
         self.seed = int(seed)
         self.lam = float(lam)
         self.lr = float(lr)
@@ -86,17 +95,29 @@ class CausaLMExplainer(FittedConceptExplainer):
         self.head_lr = float(head_lr)
         self.head_epochs = int(head_epochs)
         self.head_batch_size = int(head_batch_size)
-        self.control = dict(control or {})
+        if control is None or control == "authors":
+            self.control: Mapping[str, str] | str = dict(CONTROL_CONCEPTS)
+        elif control == "cramers_v":
+            self.control = "cramers_v"
+        elif isinstance(control, Mapping):
+            self.control = {**CONTROL_CONCEPTS, **dict(control)}
+        else:
+            raise ValueError(f"control must be None/'authors', 'cramers_v' or a dict aspect -> control; got {control!r}")
+        if baseline not in ("factual", "explained"):
+            raise ValueError(f"baseline must be 'factual' (App. E.2) or 'explained'; got {baseline!r}")
+        self.baseline = baseline
         bad = [a for a in aspects if a not in ASPECTS]
         if bad:
             raise ValueError(f"unknown aspect(s) {bad}; aspects are {ASPECTS}")
         self.aspects = tuple(aspects)
 
     # -- adversarial stage -----------------------------------------------------------------------
-    def _adversarial(self, aspect: str, texts: list[str], y_tc: np.ndarray, y_cc: np.ndarray, d: int):
+    def _adversarial(self, aspect: str, texts: list[str], y_tc: np.ndarray | None, y_cc: np.ndarray, d: int):
+        """Fine-tune a copy of the encoder: control task, plus the adversarial task on ``aspect`` unless
+        ``y_tc`` is ``None`` (the factual model)."""
         import torch
 
-        from ...models.training import length_bucketed_batches as _length_bucketed_batches
+        from ...models.training import length_bucketed_batches
         from ...utils import progress, set_seed
 
         set_seed(self.seed)
@@ -117,15 +138,19 @@ class CausaLMExplainer(FittedConceptExplainer):
         module.train()
         for epoch in range(self.epochs):
             tot = {"control": 0.0, "adversary": 0.0, "adversary_acc": 0.0, "n": 0}
-            batches = _length_bucketed_batches(lengths, self.batch_size, rng)
+            batches = length_bucketed_batches(lengths, self.batch_size, rng)
             for idx in progress(batches, desc=f"CausaLM {aspect} epoch {epoch + 1}/{self.epochs}", leave=False):
                 ids, mask = self.model.encode([texts[i] for i in idx])
                 h = module.features(ids, mask).float()
-                t = torch.as_tensor(y_tc[idx], device=h.device)
                 c = torch.as_tensor(y_cc[idx], device=h.device)
-                adv_logits = tc_head(reverse(h))
-                l_adv = ce(adv_logits, t)
-                loss = self.lam * l_adv
+                loss = h.sum() * 0.0
+                if y_tc is not None:
+                    t = torch.as_tensor(y_tc[idx], device=h.device)
+                    adv_logits = tc_head(reverse(h))
+                    l_adv = ce(adv_logits, t)
+                    loss = loss + self.lam * l_adv
+                    tot["adversary"] += float(l_adv.detach()) * len(idx)
+                    tot["adversary_acc"] += float((adv_logits.argmax(1) == t).float().sum())
                 if (c >= 0).any():
                     l_cc = ce(cc_head(h), c)
                     loss = loss + l_cc
@@ -133,8 +158,6 @@ class CausaLMExplainer(FittedConceptExplainer):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                tot["adversary"] += float(l_adv.detach()) * len(idx)
-                tot["adversary_acc"] += float((adv_logits.argmax(1) == t).float().sum())
                 tot["n"] += len(idx)
             n = max(1, tot.pop("n"))
             hist.append({"epoch": epoch + 1, **{k: v / n for k, v in tot.items()}})
@@ -159,15 +182,34 @@ class CausaLMExplainer(FittedConceptExplainer):
                 out[idx] = f
         return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
+    def _cached_features(self, memo: dict[str, np.ndarray], encoder: Any, texts: Sequence[str]) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in memo]
+        if todo:
+            for t, f in zip(todo, self._features(encoder, todo)):
+                memo[t] = f
+        return np.stack([memo[t] for t in texts]) if len(texts) else np.zeros((0, 0), dtype=np.float32)
+
     def cf_features(self, aspect: str, texts: Sequence[str]) -> np.ndarray:
         """phi_CF for ``aspect`` (memoised per text)."""
         self._require_fit()
-        memo = self._memo[aspect]
-        todo = [t for t in dict.fromkeys(texts) if t not in memo]
-        if todo:
-            for t, f in zip(todo, self._features(self.encoders_[aspect], todo)):
-                memo[t] = f
-        return np.stack([memo[t] for t in texts]) if len(texts) else np.zeros((0, 0), dtype=np.float32)
+        return self._cached_features(self._memo[aspect], self.encoders_[aspect], texts)
+
+    def factual_features(self, control: str, texts: Sequence[str]) -> np.ndarray:
+        """phi_F of the factual model with control concept ``control`` (memoised per text)."""
+        self._require_fit()
+        return self._cached_features(self._factual_memo[control], self.factual_encoders_[control], texts)
+
+    def _control_of(self, data: pd.DataFrame, aspect: str) -> str:
+        cc = most_correlated_aspect(data, aspect) if self.control == "cramers_v" else self.control.get(aspect)
+        if cc not in ASPECTS or cc == aspect:
+            raise ValueError(f"control concept for {aspect!r} must be another aspect; got {cc!r}")
+        return cc
+
+    def _head(self, feats: np.ndarray, y: np.ndarray, desc: str):
+        head = copy_head(self.model)
+        hist = train_on_features(head, feats, y, lr=self.head_lr, epochs=self.head_epochs,
+                                 batch_size=self.head_batch_size, seed=self.seed, desc=desc)
+        return head, hist
 
     def fit(self, model: Any, data: pd.DataFrame) -> "CausaLMExplainer":
         self.model = model
@@ -177,35 +219,53 @@ class CausaLMExplainer(FittedConceptExplainer):
         if len(task_rows) < 2:
             raise ValueError("CausaLM needs gold task labels for at least two fit rows")
         texts_all = data["text"].tolist()
+        task_texts = [texts_all[i] for i in task_rows]
         d = embed(model, texts_all[:1]).shape[1]
         code = {v: i for i, v in enumerate(CONCEPT_VALUES)}
         self.encoders_: dict[str, Any] = {}
         self.heads_: dict[str, Any] = {}
         self.control_: dict[str, str] = {}
         self.history_: dict[str, Any] = {}
+        self.factual_encoders_: dict[str, Any] = {}
+        self.factual_heads_: dict[str, Any] = {}
+        self.factual_history_: dict[str, Any] = {}
         self._memo: dict[str, dict[str, np.ndarray]] = {}
+        self._factual_memo: dict[str, dict[str, np.ndarray]] = {}
+
+        def labels(aspect: str, rows: np.ndarray) -> np.ndarray:
+            return data[f"{aspect}_majority"].iloc[rows].map(lambda v: code.get(v, -1)).to_numpy(dtype=np.int64)
+
         for a in self.aspects:
-            cc = self.control.get(a) or most_correlated_aspect(data, a)
-            if cc not in ASPECTS or cc == a:
-                raise ValueError(f"control concept for {a!r} must be another aspect; got {cc!r}")
-            self.control_[a] = cc
+            cc = self.control_[a] = self._control_of(data, a)
             rows = np.nonzero(data[f"{a}_majority"].isin(CONCEPT_VALUES).to_numpy())[0]
             if len(rows) < 2:
                 raise ValueError(f"too few fit rows with a {a} label for CausaLM")
-            y_tc = data[f"{a}_majority"].iloc[rows].map(code).to_numpy(dtype=np.int64)
-            y_cc = data[f"{cc}_majority"].iloc[rows].map(lambda v: code.get(v, -1)).to_numpy(dtype=np.int64)
-            enc, hist = self._adversarial(a, [texts_all[i] for i in rows], y_tc, y_cc, d)
+            enc, hist = self._adversarial(a, [texts_all[i] for i in rows], labels(a, rows), labels(cc, rows), d)
             self.encoders_[a] = enc
             self._memo[a] = {}
-            self._fitted = True  # cf_features is usable from here on
-            feats = self.cf_features(a, [texts_all[i] for i in task_rows])
-            head = copy_head(model)
-            head_hist = train_on_features(head, feats, y_task[task_rows], lr=self.head_lr, epochs=self.head_epochs,
-                                          batch_size=self.head_batch_size, seed=self.seed, desc=f"CausaLM head {a}")
-            self.heads_[a] = head
+            self._fitted = True  # the feature functions are usable from here on
+            self.heads_[a], head_hist = self._head(self.cf_features(a, task_texts), y_task[task_rows],
+                                                   f"CausaLM head {a}")
             self.history_[a] = {"adversarial": hist, "head": head_hist}
+            if self.baseline == "factual" and cc not in self.factual_encoders_:
+                frows = np.nonzero(data[f"{cc}_majority"].isin(CONCEPT_VALUES).to_numpy())[0]
+                fenc, fhist = self._adversarial(f"factual({cc})", [texts_all[i] for i in frows], None,
+                                                labels(cc, frows), d)
+                self.factual_encoders_[cc] = fenc
+                self._factual_memo[cc] = {}
+                self.factual_heads_[cc], fhead_hist = self._head(self.factual_features(cc, task_texts),
+                                                                 y_task[task_rows], f"CausaLM factual head {cc}")
+                self.factual_history_[cc] = {"control": fhist, "head": fhead_hist}
         self._fitted = True
         return self
+
+    def reference_proba(self, aspect: str, texts: Sequence[str]) -> np.ndarray:
+        """The subtracted term for ``aspect``: the factual model's ``N_F(phi_F(x))`` or ``N(phi(x))``."""
+        self._require_fit()
+        if self.baseline == "explained":
+            return proba_lookup(self.model, list(texts))
+        cc = self.control_[aspect]
+        return head_proba(self.factual_heads_[cc], self.factual_features(cc, list(texts)))
 
     def explain(self, queries: pd.DataFrame) -> np.ndarray:
         self._require_fit()
@@ -214,11 +274,10 @@ class CausaLMExplainer(FittedConceptExplainer):
         if missing:
             raise ValueError(f"CausaLM was fitted for aspects {self.aspects}, not {missing}")
         texts = q["text"].tolist()
-        p = proba_lookup(self.model, texts)
-        out = np.zeros_like(p)
+        out = np.zeros((len(q), int(self.model.n_classes)))
         for a in self.aspects:
             m = (q["aspect"] == a).to_numpy()
             if m.any():
                 sub = [t for t, k in zip(texts, m) if k]
-                out[m] = head_proba(self.heads_[a], self.cf_features(a, sub)) - p[m]
+                out[m] = head_proba(self.heads_[a], self.cf_features(a, sub)) - self.reference_proba(a, sub)
         return out

@@ -8,7 +8,7 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...evaluation.cebab import ASPECTS
+from ...data.cebab import ASPECTS
 from ._common import (FittedConceptExplainer, check_data, check_queries, embed, fit_cavs, head_proba,
                       module_device, module_dtype, task_targets, train_on_features)
 
@@ -73,8 +73,10 @@ def _make_g(m: int, hidden: int, out_dim: int):
 class ConceptSHAPExplainer(FittedConceptExplainer):
     """ConceptSHAP (Eq. 24) with the TCAV CAVs of the four aspects as concept directions.
 
-    For each subset ``S`` of concepts a map ``g_S`` (2-layer MLP, 500 hidden units; a constant for
-    ``S = {}``) from the concept scores ``V_S phi(x)`` back to phi-space is trained with the model's
+    For each subset ``S`` of concepts a map ``g_S`` (a two-layer perceptron with 500 hidden units, as
+    App. H.3 prescribes: "we follow the original paper and set g to be a two-layer perceptron with
+    500 hidden units, learned using Adam optimizer for 50 epochs, employing lr=1e-2 and
+    batch_size=128"; the authors' released g is linear; a constant for ``S = {}``) from the concept scores ``V_S phi(x)`` back to phi-space is trained with the model's
     head frozen (Adam, lr 1e-2, 50 epochs, batch 128) to predict the gold task labels of the fit data
     -- the ``sup_g`` of Eq. 25.  ``eta_S(x) = softmax(N(g_S(V_S phi(x))))`` (class probabilities, as the
     paper's adaptation), and the estimate for aspect ``C`` is the Shapley value of ``C`` (a ``K``

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...evaluation.cebab import ASPECTS, CONCEPT_VALUES
+from ...data.cebab import ASPECTS, CONCEPT_VALUES
 from ._common import (FittedConceptExplainer, SVM_PARAMS, check_data, check_queries, copy_head, embed, head_proba,
                       proba_lookup, task_targets, train_on_features)
 
@@ -77,8 +77,9 @@ def inlp_projection(X: np.ndarray, y: np.ndarray, n_iter: int = 10, seed: int = 
 class INLPExplainer(FittedConceptExplainer):
     """INLP (App. F): per aspect, ``n_iter`` = 10 linear-SVM nullspace projections of phi(x) remove the
     aspect's 3-way label (Negative / unknown / Positive); a copy of the model's head is then trained
-    on the projected representations of the fit data (gold task labels, Adam lr 2e-5, 5 epochs) and
-    the estimate is ``N'(P phi(x)) - N(phi(x))``.
+    on the projected representations of that aspect's labelled fit rows -- the rows the projection
+    was learned from, as the paper's procedure implies -- with their gold task labels (Adam lr 2e-5,
+    5 epochs), and the estimate is ``N'(P phi(x)) - N(phi(x))``.
 
     Like the paper it ignores ``c'`` (it can only estimate ``c' = unknown``).  A stratified
     ``probe_holdout`` share of the aspect-labelled rows is held out to measure probe accuracy
@@ -125,8 +126,9 @@ class INLPExplainer(FittedConceptExplainer):
                                   X_dev=X[dev], y_dev=y[dev], **self.svm_params)
             self.results_[a] = res
             head = copy_head(model)
+            head_rows = task_rows & lab.isin(CONCEPT_VALUES).to_numpy()  # this aspect's labelled rows
             self.head_history_[a] = train_on_features(
-                head, (phi_all[task_rows] @ res.P).astype(np.float32), y_task[task_rows], lr=self.lr,
+                head, (phi_all[head_rows] @ res.P).astype(np.float32), y_task[head_rows], lr=self.lr,
                 epochs=self.epochs, batch_size=self.batch_size, seed=self.seed, desc=f"INLP head {a}")
             self.heads_[a] = head
         self._fitted = True

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...evaluation.cebab import ASPECTS
+from ...data.cebab import ASPECTS
 from ._common import FittedConceptExplainer, check_data, check_queries, embed, fit_cavs, module_device, \
     module_dtype
 

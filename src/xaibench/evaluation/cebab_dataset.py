@@ -1,0 +1,81 @@
+"""CEBaB dataset statistics beside the paper's printed numbers (Tables 3a-d, 5a-c, 7; notebook 01)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..data.cebab import (COMBINED_SPLITS, PAPER_DIRECTIONS, aspect_label_counts, edit_pair_counts, edit_pairs,
+                          empirical_ate, load_cebab, metadata_counts, review_rating_counts)
+from ..tables import paper_values
+
+_TABLE_KEYS = ["table", "aspect", "direction", "group", "label", "metric"]
+
+
+def _join_paper(ours: pd.DataFrame, paper_table: str, on: list[str]) -> pd.DataFrame:
+    pv = paper_values("cebab", paper_table=paper_table)
+    pv = pv[on + ["value"]].rename(columns={"value": "paper"})
+    out = ours.merge(pv, on=on, how="left", validate="one_to_one")
+    return out
+
+
+def dataset_stats_table(df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Our CEBaB statistics beside the paper's printed numbers (Tables 3a-d, 5a-c, 7).
+
+    Tidy columns ``table, aspect, direction, group, label, metric, ours, ours_std, paper, n``
+    (keys empty where they do not apply; ``ours_std`` is NaN -- these are counts or single
+    means; ``n`` is the number of pairs behind an ATE, ``''`` on other rows).  Conventions: all statistics over
+    ``COMBINED_SPLITS``; Table 3c ``ours`` is the number of *unordered* edit pairs (each pair
+    counted once); ATE rows are the paper's three printed directions.
+    """
+    df = load_cebab() if df is None else df
+    frames = []
+
+    a = aspect_label_counts(df)
+    t3a = pd.concat([
+        a.assign(metric="count", ours=a["count"].astype(float)),
+        a[a["label"] != "total"].assign(metric="proportion", ours=lambda x: x["proportion"]),
+    ])
+    t3a = t3a.assign(table="Table 3a", direction="", group="aspect_label")
+    frames.append(_join_paper(t3a[_TABLE_KEYS + ["ours"]], "Table 3a", ["aspect", "label", "metric"]))
+
+    r = review_rating_counts(df)
+    t3b = pd.concat([r.assign(metric="count", ours=r["count"].astype(float)),
+                     r.assign(metric="proportion", ours=r["proportion"])])
+    t3b = t3b.assign(table="Table 3b", aspect="", direction="", group="review_rating")
+    frames.append(_join_paper(t3b[_TABLE_KEYS + ["ours"]], "Table 3b", ["label", "metric"]))
+
+    pairs = edit_pairs(list(COMBINED_SPLITS), df=df)
+    c = edit_pair_counts(pairs)
+    c3 = (c.groupby(["aspect", "pair_type"], sort=False)["n"].sum() / 2).reset_index()
+    t3c = c3.rename(columns={"pair_type": "direction", "n": "ours"}).assign(
+        table="Table 3c", group="", label="", metric="edit_pair_count")
+    frames.append(_join_paper(t3c[_TABLE_KEYS + ["ours"]], "Table 3c", ["aspect", "direction", "metric"]))
+
+    for task, tname in (("5-way", "Table 3d"), ("binary", "Table 7")):
+        e = empirical_ate(pairs, task=task)
+        e = e[e["direction"].isin(PAPER_DIRECTIONS)]
+        t = e.rename(columns={"ate": "ours"}).assign(table=tname, group="", label="", metric="ate")
+        j = _join_paper(t[_TABLE_KEYS + ["ours", "n"]], tname, ["aspect", "direction", "metric"])
+        frames.append(j)
+
+    for field, tname, group in (("cuisine", "Table 5a", "cuisine"), ("region", "Table 5b", "us_region"),
+                                ("star_rating", "Table 5c", "star_rating")):
+        m = metadata_counts(field, df)
+        t = m.rename(columns={"count": "ours"}).assign(table=tname, aspect="", direction="", group=group,
+                                                       metric="count")
+        t["ours"] = t["ours"].astype(float)
+        j = _join_paper(t[_TABLE_KEYS + ["ours"]], tname, ["group", "label", "metric"])
+        frames.append(j)
+
+    out = pd.concat(frames, ignore_index=True)
+    out["ours_std"] = np.nan
+    out["paper"] = pd.to_numeric(out["paper"], errors="coerce")
+    if "n" not in out.columns:  # pragma: no cover
+        out["n"] = np.nan
+    # object column: an int where an ATE has a pair count, '' elsewhere (renders cleanly in Markdown)
+    out["n"] = [int(v) if pd.notna(v) else "" for v in out["n"]]
+    for k in _TABLE_KEYS:
+        out[k] = out[k].fillna("").astype(str)
+    return out[_TABLE_KEYS + ["ours", "ours_std", "paper", "n"]]
+
+__all__ = ["dataset_stats_table"]
