@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
     sub.add_parser("cebab", help="8 concept explainers on one trained 5-way MiniLM, cold cache")
     sub.add_parser("attribution", help="every local explainer on the CNN and MiniLM")
+    sub.add_parser("faithfulness", help="Ge et al.: seconds per explanation and per counterfactual search")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
@@ -169,6 +170,10 @@ def main(argv: list[str] | None = None) -> None:
         df, name = bench_cebab(), "bench_cebab.csv"
     elif args.cmd == "attribution":
         df, name = bench_attribution_models(), "bench_attribution.csv"
+    elif args.cmd == "faithfulness":
+        from .evaluation.cf_faithfulness_runner import benchmark
+
+        df, name = benchmark(), "bench_faithfulness.csv"
     else:
         df, name = bench_training(args.models, args.tasks), "bench_training.csv"
     dest = paths.project_root() / "figures" / "tables" / name

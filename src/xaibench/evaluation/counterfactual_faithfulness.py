@@ -170,45 +170,47 @@ def discrete_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, ta
 
 
 def continuous_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.ndarray,
-                               alpha: float = 10.0, steps: int = 300, lr: float = 0.05, init_std: float = 0.01,
+                               alpha: float = 50.0, steps: int = 100, lr: float = 0.1, init_std: float = 0.01,
                                seed: int = 0) -> Counterfactuals:
     """Algorithm 2: Adam on ``sum ||w - w'||^2 + alpha * p(y_hat | x')`` over the selected features'
-    embeddings (initialised at the originals plus ``N(0, init_std^2)`` noise), all rows in one batch."""
+    embeddings (initialised at the originals plus ``N(0, init_std^2)`` noise), all rows in one batch.
+    The model is used as a differentiable black box (``model.logits_from_embeddings``)."""
     import torch
 
     X = np.asarray(X)
     n, M = X.shape
-    sel = torch.as_tensor(_selected_mask(selected, M), device=model.device)
+    rows, cols = np.nonzero(selected >= 0)
+    feats = selected[rows, cols]
+    dev = model.device
     with torch.no_grad():
-        E0 = model.module.embedding(torch.as_tensor(X, device=model.device)).double()
+        E0 = model.module.embedding(torch.as_tensor(X, device=dev)).float()
+    r_t, f_t = torch.as_tensor(rows, device=dev), torch.as_tensor(feats, device=dev)
+    V0 = E0[r_t, f_t]                                        # (n_sel, d) original selected embeddings
     g = torch.Generator(device="cpu").manual_seed(int(seed))
-    noise = (torch.randn(E0.shape, generator=g, dtype=torch.float64) * init_std).to(E0.device)
-    W = (E0 + noise).clone().requires_grad_(True)
-    tgt = torch.as_tensor(targets, device=E0.device)
-    opt = torch.optim.Adam([W], lr=lr)
-    m = sel[..., None].double()
+    V = (V0 + (torch.randn(V0.shape, generator=g) * init_std).to(dev)).clone().requires_grad_(True)
+    tgt = torch.as_tensor(targets, device=dev)
+    opt = torch.optim.Adam([V], lr=lr)
 
-    def forward(Wv):
-        E = E0 * (1 - m) + Wv * m
-        logits = model.module.forward_embeddings(E.float()).double()
-        return E, torch.softmax(logits, -1).gather(1, tgt[:, None])[:, 0]
+    def forward(Vv):
+        E = E0.index_put((r_t, f_t), Vv)
+        return E, torch.softmax(model.logits_from_embeddings(E), -1).gather(1, tgt[:, None])[:, 0]
 
-    with torch.enable_grad():
-        for _ in range(int(steps)):
-            E, p_cf = forward(W)
-            loss = (((E - E0) ** 2).sum((1, 2)) + alpha * p_cf).sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+    if len(rows):
+        with torch.enable_grad():
+            for _ in range(int(steps)):
+                _, p_cf = forward(V)
+                loss = ((V - V0) ** 2).sum() + alpha * p_cf.sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
     with torch.no_grad():
-        E, _ = forward(W)
-        E_np = E.cpu().numpy()
+        E_np = forward(V)[0].cpu().numpy().astype(np.float64)
     z = np.einsum("nmd,md->n", E_np, model.weights) + model.bias
     p1 = 1.0 / (1.0 + np.exp(-z))
     proba_cf = np.stack([1 - p1, p1], 1)
     idx = np.arange(n)
     p = model.proba_ids(X)[idx, targets]
-    dist = np.sqrt(((E_np - E0.cpu().numpy()) ** 2).sum((1, 2)))
+    dist = np.sqrt(((E_np - model.embed_ids(X)) ** 2).sum((1, 2)))
     return Counterfactuals(None, p, proba_cf[idx, targets], proba_cf.argmax(1) != targets, dist)
 
 
@@ -235,7 +237,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> float:
 # one explainer, all metrics
 # ----------------------------------------------------------------------------------------------
 def evaluate_selection(model: Any, X: np.ndarray, selected: np.ndarray, truth: np.ndarray,
-                       discrete: bool = True, continuous: bool = True, alpha: float = 10.0,
+                       discrete: bool = True, continuous: bool = True, alpha: float = 50.0,
                        cont_kwargs: Mapping[str, Any] | None = None) -> dict[str, float]:
     """Every metric of :data:`METRICS` for one explainer's selections on rows ``X`` (targets: the
     model's predictions)."""

@@ -146,6 +146,7 @@ class EmbeddingLR(TorchTextClassifier):
                     break
         if best_state is not None:
             self.module.load_state_dict(best_state)
+        self._table64 = None
         self.module.eval()
         self.history = {"epochs": hist, "best_dev_accuracy": best if X_dev is not None else None}
         self._fingerprint = None
@@ -160,21 +161,35 @@ class EmbeddingLR(TorchTextClassifier):
     @property
     def weights(self) -> np.ndarray:
         """``(M, d)``: the LR weight slice ``w_j`` of every feature's embedding."""
-        w = self.module.head.linear.weight.detach().cpu().numpy().reshape(self.spec.n_features, self.emb_dim)
-        return w.astype(np.float64)
+        self._table()
+        return self._w64
 
     @property
     def bias(self) -> float:
         return float(self.module.head.linear.bias.detach().cpu().numpy()[0])
 
+    def _table(self) -> np.ndarray:
+        """The embedding table as float64 numpy, cached until the weights change."""
+        if getattr(self, "_table64", None) is None:
+            self._table64 = self.module.embedding.weight.detach().cpu().numpy().astype(np.float64)
+            self._w64 = self.module.head.linear.weight.detach().cpu().numpy().astype(np.float64).reshape(
+                self.spec.n_features, self.emb_dim)
+        return self._table64
+
     def embed_ids(self, X: np.ndarray) -> np.ndarray:
         """``(n, M, d)`` embeddings of the ids."""
-        W = self.module.embedding.weight.detach().cpu().numpy().astype(np.float64)
-        return W[np.asarray(X, dtype=np.int64)]
+        return self._table()[np.asarray(X, dtype=np.int64)]
 
     def contributions(self, X: np.ndarray) -> np.ndarray:
         """``(n, M)``: ``w_j . e(x_j)``, each feature's additive share of the logit ``z``."""
-        return np.einsum("nmd,md->nm", self.embed_ids(X), self.weights)
+        X = np.asarray(X, dtype=np.int64)
+        if getattr(self, "_share", None) is None or self._table64 is None:
+            self._share = self._w64_share()     # (M, n_ids): w_j . e(id) for every feature and id
+        return self._share[np.arange(X.shape[1])[None, :], X]
+
+    def _w64_share(self) -> np.ndarray:
+        T = self._table()
+        return self._w64 @ T.T
 
     def logit_z(self, X: np.ndarray) -> np.ndarray:
         return self.contributions(X).sum(1) + self.bias
@@ -222,6 +237,7 @@ class EmbeddingLR(TorchTextClassifier):
 
         self.module.load_state_dict(torch.load(folder / "weights.pt", map_location=self.device, weights_only=True))
         self.module.eval()
+        self._table64 = None
 
     def _weights_digest(self) -> str:
         h = hashlib.sha1(json.dumps(self.config(), sort_keys=True, default=str).encode())
