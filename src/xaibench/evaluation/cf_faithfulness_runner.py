@@ -109,8 +109,10 @@ def results_path(name: str, seed: int, cfg: RunConfig):
     return paths.results_dir() / "cf_faithfulness" / f"{name}_seed{seed}_{cfg.tag()}.parquet"
 
 
-def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bool = False) -> pd.DataFrame:
-    """:func:`run_seed` for every dataset and seed, reusing stored results."""
+def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bool = False,
+        compute: bool = True) -> pd.DataFrame:
+    """:func:`run_seed` for every dataset and seed, reusing stored results (``compute=False``: only
+    tabulate what is stored; seeds without results are left out and ``n_seeds`` says so)."""
     frames = []
     for name in datasets:
         for seed in seeds:
@@ -118,9 +120,13 @@ def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bo
             if path.exists() and not force:
                 frames.append(pd.read_parquet(path))
                 continue
+            if not compute:
+                continue
             df = run_seed(name, seed, cfg)
             write_parquet(path, df)
             frames.append(df)
+    if not frames:
+        raise FileNotFoundError(f"no stored results for {list(datasets)} x seeds {list(seeds)}; run with compute=True")
     return pd.concat(frames, ignore_index=True)
 
 
@@ -225,7 +231,7 @@ def correlations_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] 
 # ----------------------------------------------------------------------------------------------
 # benchmark (python -m xaibench.bench faithfulness)
 # ----------------------------------------------------------------------------------------------
-def benchmark(datasets: Sequence[str] = ("adult", "rt-polarity"), n_rows: int = 20, seed: int = 42,
+def benchmark(datasets: Sequence[str] = ("adult", "rt-polarity"), n_rows: int = 10, seed: int = 42,
               cfg: RunConfig | None = None) -> pd.DataFrame:
     """Seconds (wall and process CPU) per explanation and per counterfactual search (Algorithm 1
     and 2, K = 1), per explainer, on ``n_rows`` test rows; the 1-minute load average is recorded
