@@ -101,8 +101,13 @@ cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipy
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
+# Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)
+.PHONY: faithfulness ge
+faithfulness: $(REPORTS)/23_counterfactual_faithfulness.ipynb ## Ge et al.: counterfactual faithfulness, Tables 1-3 (Adult, Movie Reviews)
+ge: faithfulness
+
 .PHONY: all quick
-all: foundation cebab human ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human faithfulness ## set up the environment, fetch data, run every notebook (PROFILE=full)
 	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
@@ -121,6 +126,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training
 	$(PY) -m xaibench.bench cebab
 	$(PY) -m xaibench.bench attribution
+	$(PY) -m xaibench.bench faithfulness
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

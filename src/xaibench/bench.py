@@ -161,7 +161,12 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
 
 # which paper each notebook (by its two-digit prefix) belongs to; a new paper adds its notebooks here
 CEBAB, HUMAN = "CEBaB (Abraham et al. 2022)", "Human-grounded (Lertvittayakumjorn & Toni 2019)"
-PAPERS = {"01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "20": CEBAB, "11": HUMAN, "21": HUMAN}
+CF_FEEDBACK = "Counterfactuals of counterfactuals (Filandrianos et al. 2023)"
+FAITHFULNESS = "Counterfactual evaluation (Ge et al.)"
+ATTRIBUTION_GT = "Attribution ground truth (Zhou et al. 2022)"
+PAPERS = {"01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "20": CEBAB, "11": HUMAN, "21": HUMAN,
+          "12": CF_FEEDBACK, "22": CF_FEEDBACK, "23": FAITHFULNESS,
+          "13": ATTRIBUTION_GT, "24": ATTRIBUTION_GT, "25": ATTRIBUTION_GT}
 MACHINE_KEYS = ("cpus", "cpu_model", "gpu", "xaibench_device")
 
 
@@ -217,6 +222,7 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("attribution", help="every local explainer on the CNN and MiniLM")
     mk = sub.add_parser("make_all", help="wall time of every executed notebook of the last full run")
     mk.add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
+    sub.add_parser("faithfulness", help="Ge et al.: seconds per explanation and per counterfactual search")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
@@ -229,6 +235,10 @@ def main(argv: list[str] | None = None) -> None:
         df, name = bench_attribution_models(), "bench_attribution.csv"
     elif args.cmd == "make_all":
         df, name = bench_make_all(args.reports), "bench_make_all.csv"
+    elif args.cmd == "faithfulness":
+        from .evaluation.cf_faithfulness_runner import benchmark
+
+        df, name = benchmark(), "bench_faithfulness.csv"
     else:
         df, name = bench_training(args.models, args.tasks), "bench_training.csv"
     dest = paths.project_root() / "figures" / "tables" / name

@@ -18,6 +18,7 @@ _KINDS = {
     "lstm_attention": "xaibench.models.lstm:LSTMAttentionClassifier",
     "cnn": "xaibench.models.cnn:CNNClassifier",
     "logreg": "xaibench.models.logreg:LogRegClassifier",
+    "embedding_lr": "xaibench.models.embedding_lr:EmbeddingLR",
 }
 
 

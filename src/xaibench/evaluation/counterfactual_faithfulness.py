@@ -1,0 +1,308 @@
+"""Counterfactual evaluation of explanation faithfulness (Ge et al. 2021), and its baselines.
+
+Given a model ``F`` (an :class:`~xaibench.models.embedding_lr.EmbeddingLR`), id rows ``X`` with
+predictions ``y_hat`` and, per explainer, the top-``K`` features ``e_i`` of every row:
+
+* **Algorithm 1** (:func:`discrete_counterfactuals`): exhaustive search over the selected features'
+  values (Cartesian product, the original combination excluded); the counterfactual is the one
+  with the largest drop of ``p(y_hat | x')`` (it flips the label whenever any candidate does).
+* **Algorithm 2** (:func:`continuous_counterfactuals`): optimise the selected features' embeddings,
+  ``min sum_j ||w_j - w'_j||^2 + alpha * p(y_hat | x')`` (Eq. 7), all rows at once with Adam.
+* **Metrics** (Eqs. 1-5): Validity, Proximity (mean Euclidean distance), ``C = sum I(flip) /
+  sum dist``, Validity_soft, ``C_soft = sum (p - p') / sum dist``.  For Algorithm 1 two distances
+  are reported as in the paper's Table 1: one-hot (``sqrt(2 * #changed)``, used by C(disc.)) and
+  embedding (used by C_soft(disc.)).
+* **Erasure baselines** (Eqs. 8-10): comprehensiveness, sufficiency and decision-flip ratio with
+  the removed features replaced by a zero embedding (``del.``) or ``<unk>`` (``mask``, text only).
+* **GroundTruth**: the fraction of the LR's own top-``K`` features (by ``|w_j . e(x_j)|``) that
+  the explainer selects.
+* **Rank agreement** (Eqs. 11-12): Kendall's tau and Spearman's rho between a metric's ranking of
+  the explainers and the GroundTruth ranking.
+
+Every metric in :data:`METRICS` declares ``lower_is_better``.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..data.feature_data import PAD_ID, UNK_ID
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str
+    lower_is_better: bool | None  # None: not a quality score (Proximity is reported, not ranked)
+    description: str
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("comp_del", "Comp. (del.)", False, "p(y|x) - p(y|x without e), e replaced by zero embeddings"),
+    Metric("suff_del", "Suff. (del.)", True, "p(y|x) - p(y|e only), the rest replaced by zero embeddings"),
+    Metric("comp_mask", "Comp. (mask)", False, "as Comp. (del.) with <unk> embeddings"),
+    Metric("suff_mask", "Suff. (mask)", True, "as Suff. (del.) with <unk> embeddings"),
+    Metric("dfr", "DFR", False, "fraction of predictions flipped by deleting e (Serrano & Smith)"),
+    Metric("validity_disc", "Validity (disc.)", False, "fraction of Algorithm 1 counterfactuals that flip"),
+    Metric("proximity_disc", "Proximity (disc., one-hot)", None, "mean one-hot Euclidean distance"),
+    Metric("c_disc", "C (disc.)", False, "sum flips / sum one-hot distance"),
+    Metric("validity_soft_disc", "Validity_soft (disc.)", False, "mean p(y|x) - p(y|x') of Algorithm 1"),
+    Metric("proximity_soft_disc", "Proximity (disc., embedding)", None, "mean embedding Euclidean distance"),
+    Metric("c_soft_disc", "C_soft (disc.)", False, "sum (p - p') / sum embedding distance"),
+    Metric("validity_cont", "Validity (cont.)", False, "fraction of Algorithm 2 counterfactuals that flip"),
+    Metric("proximity_cont", "Proximity (cont.)", None, "mean embedding Euclidean distance of Algorithm 2"),
+    Metric("c_cont", "C (cont.)", False, "sum flips / sum distance (Algorithm 2)"),
+    Metric("validity_soft_cont", "Validity_soft (cont.)", False, "mean p(y|x) - p(y|x') of Algorithm 2"),
+    Metric("c_soft_cont", "C_soft (cont.)", False, "sum (p - p') / sum distance (Algorithm 2)"),
+    Metric("ground_truth", "GroundTruth", False, "fraction of the LR's top-K features recovered"),
+)}
+
+
+# ----------------------------------------------------------------------------------------------
+# selections
+# ----------------------------------------------------------------------------------------------
+def top_k(scores: np.ndarray, X: np.ndarray, k: int) -> np.ndarray:
+    """``(n, k)`` indices of the ``k`` features with the largest ``|score|`` (non-padding, non-zero
+    scores only; ties by position); ``-1`` pads rows with fewer than ``k`` candidates."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    scores, X = np.asarray(scores, dtype=np.float64), np.asarray(X)
+    if scores.shape != X.shape:
+        raise ValueError(f"scores {scores.shape} and rows {X.shape} differ in shape")
+    mag = np.where((X != PAD_ID) & (scores != 0), np.abs(scores), -np.inf)
+    order = np.argsort(-mag, axis=1, kind="stable")[:, :k]
+    ok = np.take_along_axis(mag, order, axis=1) > -np.inf
+    return np.where(ok, order, -1)
+
+
+def ground_truth_selection(model: Any, X: np.ndarray, k: int) -> np.ndarray:
+    """The white box's own top-``k`` features by ``|w_j . e(x_j)|``."""
+    return top_k(model.contributions(X), X, k)
+
+
+def ground_truth_recall(selected: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Per row: ``|selected ∩ truth| / |truth|`` (``-1`` entries ignored; 0 for an empty truth)."""
+    out = np.zeros(len(truth))
+    for i, (s, t) in enumerate(zip(selected, truth)):
+        t = set(int(v) for v in t if v >= 0)
+        out[i] = len(t & set(int(v) for v in s if v >= 0)) / len(t) if t else 0.0
+    return out
+
+
+def _selected_mask(selected: np.ndarray, M: int) -> np.ndarray:
+    mask = np.zeros((len(selected), M), dtype=bool)
+    rows, cols = np.nonzero(selected >= 0)
+    mask[rows, selected[rows, cols]] = True
+    return mask
+
+
+# ----------------------------------------------------------------------------------------------
+# erasure baselines (DeYoung et al. 2020; Serrano & Smith 2019)
+# ----------------------------------------------------------------------------------------------
+def erasure_scores(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.ndarray,
+                   mode: str = "delete") -> dict[str, np.ndarray]:
+    """Per-row comprehensiveness, sufficiency and decision flip (``mode``: ``delete`` = zero
+    embedding, ``mask`` = ``<unk>``; padding is never touched)."""
+    if mode not in ("delete", "mask"):
+        raise ValueError(f"mode must be 'delete' or 'mask', got {mode!r}")
+    if mode == "mask" and model.spec.kind != "text":
+        raise ValueError("masking needs an <unk> embedding: only text datasets have one (use mode='delete')")
+    fill = PAD_ID if mode == "delete" else UNK_ID
+    X = np.asarray(X)
+    sel = _selected_mask(selected, X.shape[1])
+    real = X != PAD_ID
+    n = np.arange(len(X))
+    p = model.proba_ids(X)[n, targets]
+    x_wo = np.where(sel, fill, X)
+    x_only = np.where(real & ~sel, fill, X)
+    p_wo = model.proba_ids(x_wo)
+    p_only = model.proba_ids(x_only)[n, targets]
+    return {"comp": p - p_wo[n, targets], "suff": p - p_only, "flip": (p_wo.argmax(1) != targets).astype(float)}
+
+
+# ----------------------------------------------------------------------------------------------
+# counterfactual search
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Counterfactuals:
+    X_cf: np.ndarray | None     # (n, M) ids (Algorithm 1) or None (Algorithm 2 edits embeddings)
+    p: np.ndarray               # p(y_hat | x)
+    p_cf: np.ndarray            # p(y_hat | x_cf)
+    flipped: np.ndarray         # bool
+    dist: np.ndarray            # Euclidean distance in embedding space
+    dist_onehot: np.ndarray | None = None
+
+
+def discrete_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.ndarray,
+                             max_candidates: int = 100_000) -> Counterfactuals:
+    """Algorithm 1: every combination of the selected features' values (original excluded); keep the
+    one with the lowest ``p(y_hat | x')``.  Rows with nothing selected keep ``x' = x``."""
+    spec = model.spec
+    X = np.asarray(X)
+    n = len(X)
+    X_cf = X.copy()
+    for i in range(n):
+        feats = [int(f) for f in selected[i] if f >= 0]
+        if not feats:
+            continue
+        grids = [spec.candidates(f) for f in feats]
+        size = int(np.prod([len(g) for g in grids]))
+        if size > max_candidates:
+            raise ValueError(f"row {i}: {size} combinations exceed max_candidates={max_candidates}")
+        combos = np.array(list(itertools.product(*grids)), dtype=np.int64)
+        combos = combos[(combos != X[i, feats][None, :]).any(1)]
+        if not len(combos):
+            continue
+        cand = np.repeat(X[i][None], len(combos), axis=0)
+        cand[:, feats] = combos
+        pc = model.proba_ids(cand)[:, targets[i]]
+        X_cf[i] = cand[int(np.argmin(pc))]
+    idx = np.arange(n)
+    p = model.proba_ids(X)[idx, targets]
+    pcf_all = model.proba_ids(X_cf)
+    changed = (X_cf != X).sum(1)
+    dist = np.sqrt(((model.embed_ids(X_cf) - model.embed_ids(X)) ** 2).sum((1, 2)))
+    return Counterfactuals(X_cf, p, pcf_all[idx, targets], pcf_all.argmax(1) != targets, dist,
+                           np.sqrt(2.0 * changed))
+
+
+def continuous_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.ndarray,
+                               alpha: float = 50.0, steps: int = 100, lr: float = 0.1, init_std: float = 0.01,
+                               seed: int = 0) -> Counterfactuals:
+    """Algorithm 2: Adam on ``sum ||w - w'||^2 + alpha * p(y_hat | x')`` over the selected features'
+    embeddings (initialised at the originals plus ``N(0, init_std^2)`` noise), all rows in one batch.
+    The model is used as a differentiable black box (``model.logits_from_embeddings``)."""
+    import torch
+
+    X = np.asarray(X)
+    n, M = X.shape
+    rows, cols = np.nonzero(selected >= 0)
+    feats = selected[rows, cols]
+    dev = model.device
+    with torch.no_grad():
+        E0 = model.module.embedding(torch.as_tensor(X, device=dev)).float()
+    r_t, f_t = torch.as_tensor(rows, device=dev), torch.as_tensor(feats, device=dev)
+    V0 = E0[r_t, f_t]                                        # (n_sel, d) original selected embeddings
+    g = torch.Generator(device="cpu").manual_seed(int(seed))
+    V = (V0 + (torch.randn(V0.shape, generator=g) * init_std).to(dev)).clone().requires_grad_(True)
+    tgt = torch.as_tensor(targets, device=dev)
+    opt = torch.optim.Adam([V], lr=lr)
+
+    def forward(Vv):
+        E = E0.index_put((r_t, f_t), Vv)
+        return E, torch.softmax(model.logits_from_embeddings(E), -1).gather(1, tgt[:, None])[:, 0]
+
+    if len(rows):
+        with torch.enable_grad():
+            for _ in range(int(steps)):
+                _, p_cf = forward(V)
+                loss = ((V - V0) ** 2).sum() + alpha * p_cf.sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    with torch.no_grad():
+        E_np = forward(V)[0].cpu().numpy().astype(np.float64)
+    z = np.einsum("nmd,md->n", E_np, model.weights) + model.bias
+    p1 = 1.0 / (1.0 + np.exp(-z))
+    proba_cf = np.stack([1 - p1, p1], 1)
+    idx = np.arange(n)
+    p = model.proba_ids(X)[idx, targets]
+    dist = np.sqrt(((E_np - model.embed_ids(X)) ** 2).sum((1, 2)))
+    return Counterfactuals(None, p, proba_cf[idx, targets], proba_cf.argmax(1) != targets, dist)
+
+
+def counterfactual_scores(cf: Counterfactuals, suffix: str) -> dict[str, float]:
+    """Validity, Proximity, C, Validity_soft, C_soft (Eqs. 1-5) of one set of counterfactuals."""
+    flips = cf.flipped.astype(float)
+    drop = cf.p - cf.p_cf
+    out = {f"validity_{suffix}": flips.mean(), f"validity_soft_{suffix}": drop.mean()}
+    if cf.dist_onehot is not None:   # Algorithm 1: C on one-hot distances, C_soft on embeddings
+        out.update({f"proximity_{suffix}": cf.dist_onehot.mean(), f"c_{suffix}": _ratio(flips, cf.dist_onehot),
+                    f"proximity_soft_{suffix}": cf.dist.mean(), f"c_soft_{suffix}": _ratio(drop, cf.dist)})
+    else:
+        out.update({f"proximity_{suffix}": cf.dist.mean(), f"c_{suffix}": _ratio(flips, cf.dist),
+                    f"c_soft_{suffix}": _ratio(drop, cf.dist)})
+    return {k: float(v) for k, v in out.items()}
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> float:
+    d = float(np.sum(den))
+    return float(np.sum(num)) / d if d > 0 else float("nan")
+
+
+# ----------------------------------------------------------------------------------------------
+# one explainer, all metrics
+# ----------------------------------------------------------------------------------------------
+def evaluate_selection(model: Any, X: np.ndarray, selected: np.ndarray, truth: np.ndarray,
+                       discrete: bool = True, continuous: bool = True, alpha: float = 50.0,
+                       cont_kwargs: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """Every metric of :data:`METRICS` for one explainer's selections on rows ``X`` (targets: the
+    model's predictions)."""
+    X = np.asarray(X)
+    targets = model.proba_ids(X).argmax(1)
+    out: dict[str, float] = {"ground_truth": float(ground_truth_recall(selected, truth).mean())}
+    er = erasure_scores(model, X, selected, targets, "delete")
+    out.update(comp_del=er["comp"].mean(), suff_del=er["suff"].mean(), dfr=er["flip"].mean())
+    if model.spec.kind == "text":
+        em = erasure_scores(model, X, selected, targets, "mask")
+        out.update(comp_mask=em["comp"].mean(), suff_mask=em["suff"].mean())
+    if discrete and model.spec.kind == "tabular":
+        out.update(counterfactual_scores(discrete_counterfactuals(model, X, selected, targets), "disc"))
+    if continuous:
+        cf = continuous_counterfactuals(model, X, selected, targets, alpha=alpha, **dict(cont_kwargs or {}))
+        out.update(counterfactual_scores(cf, "cont"))
+    return {k: float(v) for k, v in out.items()}
+
+
+# ----------------------------------------------------------------------------------------------
+# rank agreement (Eqs. 11-12)
+# ----------------------------------------------------------------------------------------------
+def kendall_tau(u: np.ndarray, v: np.ndarray) -> float:
+    """Eq. 11: (concordant - discordant) / (n (n-1) / 2); tied pairs count as neither (tau-a)."""
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    n = len(u)
+    if n != len(v) or n < 2:
+        raise ValueError(f"need two equally long vectors of length >= 2; got {len(u)} and {len(v)}")
+    s = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            s += np.sign(u[i] - u[j]) * np.sign(v[i] - v[j])
+    return float(s / (n * (n - 1) / 2))
+
+
+def spearman_rho(u: np.ndarray, v: np.ndarray) -> float:
+    """Eq. 12 on (average) ranks: ``1 - 6 sum d^2 / (n (n^2 - 1))``."""
+    from scipy.stats import rankdata
+
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    n = len(u)
+    if n != len(v) or n < 2:
+        raise ValueError(f"need two equally long vectors of length >= 2; got {len(u)} and {len(v)}")
+    d = rankdata(u) - rankdata(v)
+    return float(1 - 6 * np.sum(d ** 2) / (n * (n ** 2 - 1)))
+
+
+def oriented(values: np.ndarray, metric: str) -> np.ndarray:
+    """Metric values turned so that larger is better (negated for ``lower_is_better``)."""
+    m = METRICS[metric]
+    if m.lower_is_better is None:
+        raise ValueError(f"{metric} is not a quality score and has no ranking")
+    return -np.asarray(values, dtype=float) if m.lower_is_better else np.asarray(values, dtype=float)
+
+
+def ranks(values: np.ndarray, metric: str) -> np.ndarray:
+    """1 = best, by the metric's direction (ties share the lower rank)."""
+    from scipy.stats import rankdata
+
+    return rankdata(-oriented(values, metric), method="min").astype(int)
+
+
+def rank_agreement(scores: Mapping[str, float], truth: Mapping[str, float], metric: str) -> dict[str, float]:
+    """Kendall's tau and Spearman's rho between a metric's and GroundTruth's explainer rankings."""
+    names = [k for k in truth if k in scores and np.isfinite(scores[k])]
+    u = oriented(np.array([scores[k] for k in names]), metric)
+    v = np.array([truth[k] for k in names], dtype=float)
+    return {"kendall_tau": kendall_tau(u, v), "spearman_rho": spearman_rho(u, v), "n_explainers": len(names)}
