@@ -149,7 +149,8 @@ def adult_dataset(grouped: bool = True, replace: bool = True) -> FeatureDataset:
 def rt_polarity_dataset(max_len: int | None = None) -> FeatureDataset:
     """Movie Reviews: word ids per position, padded/truncated to ``max_len`` (default: the longest
     sentence).  The vocabulary holds every word GloVe 6B knows; other words are ``<unk>``."""
-    from ..models.embeddings import glove_index, word_tokenize
+    from ..glove import glove_index
+    from ..text import word_tokenize
     from .loaders import load
 
     df = load("rt-polarity")
