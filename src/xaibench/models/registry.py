@@ -8,6 +8,7 @@ _KINDS = {
     "lstm_attention": "xaibench.models.lstm:LSTMAttentionClassifier",
     "cnn": "xaibench.models.cnn:CNNClassifier",
     "logreg": "xaibench.models.logreg:LogRegClassifier",
+    "bilstm_additive_attention": "xaibench.models.attention_bilstm:AttentionBiLSTMClassifier",
 }
 
 
