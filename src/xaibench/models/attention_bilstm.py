@@ -23,7 +23,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import VocabTorchClassifier
-from .embeddings import Vocab, glove_vectors, word_tokenize
+from .embeddings import Vocab, glove_vectors
+from .lstm import LSTMAttentionClassifier
 
 
 def _build_module(vocab_size: int, emb: np.ndarray | None, hidden: int, n_classes: int, freeze: bool):
@@ -83,24 +84,10 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
         return {k: getattr(self, k) for k in ("hidden", "lr", "weight_decay", "max_epochs", "batch_size",
                                               "stop_acc", "freeze_embeddings", "max_length", "max_vocab")}
 
-    def encode(self, texts: Sequence[str]):
-        import torch
-
-        self._require()
-        seqs = [self.vocab.encode(word_tokenize(t)[: self.max_length]) or [1] for t in texts]
-        n = max(len(s) for s in seqs)
-        ids = torch.zeros((len(seqs), n), dtype=torch.long)
-        for i, s in enumerate(seqs):
-            ids[i, : len(s)] = torch.as_tensor(s)
-        return ids, (ids != 0).long()
-
-    def tokens(self, text: str) -> list[str]:
-        return word_tokenize(text)[: self.max_length] or ["<unk>"]
-
-    @property
-    def embedding_layer(self):
-        self._require()
-        return self.module.embedding
+    # same word-level encoding as the project's LSTM (ids padded per batch, pad id 0)
+    encode = LSTMAttentionClassifier.encode
+    tokens = LSTMAttentionClassifier.tokens
+    embedding_layer = LSTMAttentionClassifier.embedding_layer
 
     def attention_weights(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Attention ``a_t`` over each text's tokens (aligned with :meth:`tokens`), batched."""

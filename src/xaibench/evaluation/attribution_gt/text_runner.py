@@ -49,8 +49,8 @@ class TextConfig:
     @classmethod
     def for_profile(cls, profile: str) -> "TextConfig":
         if profile == "quick":
-            return cls(name="quick", n_train=300, n_val=100, n_test=100, seeds=(0,), hidden=16, max_epochs=1,
-                       n_explain=4, explainer_kwargs={"lime": {"num_samples": 20}, "shap": {"max_evals": 20},
+            return cls(name="quick", n_train=200, n_val=60, n_test=60, seeds=(0,), hidden=16, max_epochs=1,
+                       n_explain=3, explainer_kwargs={"lime": {"num_samples": 20}, "shap": {"max_evals": 20},
                                                       "integrated_gradients": {"n_steps": 4}},
                        rationale_rates=(0.1,), rationale_kinds=("article",), rationale_hidden=8,
                        rationale_epochs=1)
