@@ -85,8 +85,17 @@ cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipy
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
+# Ground-truth attribution, text part (Zhou et al. 2022; notebooks 13, 24)
+#: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
+ATTR_GT_SEEDS ?= 0 1 2
+$(REPORTS)/13_attention_rationales.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
+$(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb
+$(REPORTS)/24_attribution_ground_truth.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
+.PHONY: attribution-gt
+attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb ## Zhou et al.: attention, explainers, rationales vs article ground truth
+
 .PHONY: all quick
-all: foundation cebab human ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
 
@@ -102,6 +111,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training
 	$(PY) -m xaibench.bench cebab
 	$(PY) -m xaibench.bench attribution
+	$(PY) -m xaibench.bench attribution_gt
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

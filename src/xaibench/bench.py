@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
     sub.add_parser("cebab", help="8 concept explainers on one trained 5-way MiniLM, cold cache")
     sub.add_parser("attribution", help="every local explainer on the CNN and MiniLM")
+    sub.add_parser("attribution_gt", help="Zhou et al. 2022: attention/rationale training, explainer time")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
@@ -167,6 +168,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.cmd == "cebab":
         df, name = bench_cebab(), "bench_cebab.csv"
+    elif args.cmd == "attribution_gt":
+        from .evaluation.attribution_gt.bench import bench_attribution_gt
+
+        df, name = bench_attribution_gt(), "bench_attribution_gt.csv"
     elif args.cmd == "attribution":
         df, name = bench_attribution_models(), "bench_attribution.csv"
     else:
