@@ -36,3 +36,41 @@ def test_er_geometry_known_values():
     assert abs(disc.mean() - np.pi / 16) < 0.01  # disc of radius 28 px on a 112 canvas
     blur = mp.Manipulation("blur", {"radius": 56, "blur_sigma": 2}).er(112)
     assert (blur == ~disc).all()
+
+
+def test_saliency_methods_on_a_hand_built_model():
+    """A model whose logit difference reads only the top-left 4x4 patch: gradient, SmoothGrad,
+    SHAP and LIME must put (nearly) all their mass there; CAM must match its definition."""
+    import torch
+
+    from xaibench.evaluation.attribution_gt import attr_pct
+    from xaibench.explainers.saliency import saliency
+
+    torch.manual_seed(0)
+    S = 16
+
+    class PatchNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(1, 2, bias=False)
+            self.fc.weight.data = torch.tensor([[1.0], [-1.0]])
+
+        def features(self, x):
+            f = torch.zeros(x.shape[0], 1, S, S)
+            f[:, :, :4, :4] = x[:, :, :4, :4].sum(1, keepdim=True)
+            return f
+
+        def forward(self, x):
+            return self.fc(self.features(x).mean(dim=(2, 3)))
+
+    model = PatchNet()
+    x = torch.rand(2, 3, S, S)
+    images = (x.permute(0, 2, 3, 1).numpy() * 255).astype(np.uint8)
+    er = np.zeros((S, S), bool)
+    er[:4, :4] = True
+    for method in ("gradient", "smoothgrad", "shap", "cam"):
+        s = saliency(method, model, x, [0, 1], n_samples=4, baselines=torch.zeros(1, 3, S, S))
+        assert s.shape == (2, S, S)
+        assert attr_pct(s[0], er) == pytest.approx(1.0, abs=1e-6), method
+    s = saliency("lime", model, x, [0, 1], images=images, n_samples=60, n_segments=16)
+    assert s.shape == (2, S, S) and np.isfinite(s).all()
