@@ -85,14 +85,15 @@ cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipy
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
-# Ground-truth attribution, text part (Zhou et al. 2022; notebooks 13, 24)
+# Ground-truth attribution (Zhou et al. 2022; notebooks 13, 24 text; 25 images)
 #: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
 ATTR_GT_SEEDS ?= 0 1 2
 $(REPORTS)/13_attention_rationales.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb
 $(REPORTS)/24_attribution_ground_truth.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
+$(REPORTS)/25_attribution_gt_saliency.ipynb: NB_PARAMS = -p seeds 0
 .PHONY: attribution-gt
-attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb ## Zhou et al.: attention, explainers, rationales vs article ground truth
+attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 
 .PHONY: all quick
 all: foundation cebab human attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)

@@ -7,7 +7,6 @@ mirror).  Only the requested classes are decoded.
 from __future__ import annotations
 
 import io as _io
-import os
 import tarfile
 from pathlib import Path
 
@@ -25,9 +24,6 @@ DISTINCT_PAIRS = (("Bohemian_Waxwing", "Horned_Grebe"), ("Henslow_Sparrow", "Ind
 
 def _tarball() -> Path:
     cands = []
-    env = os.environ.get("XAIBENCH_DATA_MIRROR")
-    if env:
-        cands.append(Path(env) / "birds" / "birds.tar.gz")
     mirror = paths.data_mirror()
     if mirror is not None:
         cands.append(Path(mirror) / "birds" / "birds.tar.gz")

@@ -10,7 +10,7 @@ saliency (channels reduced with absolute values, as the paper does for Gradient)
 * ``cam``: class activation map (Zhou et al. 2016) -- the authors' "GradCAM" is CAM: last conv
   maps weighted by the linear head's weights of the target class, upsampled bilinearly; |.|.
 * ``lime``: captum ``Lime`` over SLIC superpixels sized for the canvas (the paper used quickshift
-  through the ``lime`` package), |coefficient| spread over each superpixel.
+  through the ``lime`` package), |ridge coefficient| (alpha 1, as the ``lime`` package) spread over each superpixel.
 * ``shap``: captum ``GradientShap`` (expected gradients) with a baseline set of training images.
 """
 from __future__ import annotations
@@ -65,6 +65,7 @@ def superpixels(img_uint8: np.ndarray, n_segments: int = 40) -> np.ndarray:
 
 def lime(model, x, target, images: np.ndarray | None = None, n_samples: int = 200, n_segments: int = 40, **_):
     import torch
+    from captum._utils.models.linear_model import SkLearnRidge
     from captum.attr import Lime
 
     if images is None:
@@ -73,7 +74,7 @@ def lime(model, x, target, images: np.ndarray | None = None, n_samples: int = 20
     for i in range(x.shape[0]):
         seg = torch.as_tensor(superpixels(images[i], n_segments)).long()
         mask = seg.unsqueeze(0).unsqueeze(0).expand(1, 3, *seg.shape)
-        a = Lime(model).attribute(x[i : i + 1], target=target[i : i + 1], feature_mask=mask, n_samples=n_samples,
+        a = Lime(model, interpretable_model=SkLearnRidge(alpha=1.0)).attribute(x[i : i + 1], target=target[i : i + 1], feature_mask=mask, n_samples=n_samples,
                                   perturbations_per_eval=min(n_samples, 64))
         out.append(a.detach().abs()[:, 0].cpu().numpy())  # same value on every channel of a superpixel
     return np.concatenate(out)
