@@ -198,16 +198,21 @@ class ImagePlan:
 
 
 def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
-    """All runs of the plan; cached as parquet (per profile) under data/results/attribution_gt/."""
+    """All runs of the plan; cached as parquet (per profile and configuration) under data/results/attribution_gt/."""
     from ...data.birds import DISTINCT_PAIRS, SIMILAR_PAIRS, load_classes
     from ...io import write_parquet
     from ...utils import progress
     from . import manipulations as mp
     from .text_runner import results_path
 
+    from dataclasses import asdict
+
     names = ("images_runs", "images_attr", "images_track")
+    key = str((asdict(cfg), asdict(plan), seed))
     if not force and all(results_path(n).exists() for n in names):
-        return {n: pd.read_parquet(results_path(n)) for n in names}
+        cached = {n: pd.read_parquet(results_path(n)) for n in names}
+        if "config" in cached["images_runs"] and (cached["images_runs"]["config"] == key).all():
+            return cached  # same configuration: reuse
     species = sorted({c for p in SIMILAR_PAIRS + DISTINCT_PAIRS for c in p})
     images = load_classes(species)
     rng = np.random.default_rng(seed)
@@ -230,7 +235,7 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
         attrs.append(fin.assign(experiment=exp, run=k))
         if len(tr):
             tracks.append(tr.assign(experiment=exp, run=k))
-    out = {"images_runs": pd.DataFrame(runs), "images_attr": pd.concat(attrs, ignore_index=True),
+    out = {"images_runs": pd.DataFrame(runs).assign(config=key), "images_attr": pd.concat(attrs, ignore_index=True),
            "images_track": pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame()}
     for n, df in out.items():
         write_parquet(results_path(n), df)

@@ -139,12 +139,13 @@ def results_path(name: str):
 
 
 def run_text(df: pd.DataFrame, cfg: TextConfig, force: bool = False) -> dict[str, pd.DataFrame]:
-    """Attention + explainers + rationales; cached per profile unless ``force``."""
+    """Attention + explainers + rationales; cached per profile and configuration unless ``force``."""
     out = {}
     for name, fn in (("attention", lambda: run_attention(df, cfg)[0]), ("rationales", lambda: run_rationales(df, cfg))):
         p = results_path(f"text_{name}")
-        if p.exists() and not force:
-            out[name] = pd.read_parquet(p)
+        cached = pd.read_parquet(p) if p.exists() and not force else None
+        if cached is not None and len(cached) and (cached["config"] == str(asdict(cfg))).all():
+            out[name] = cached  # same configuration: reuse
         else:
             out[name] = fn()
             out[name]["config"] = str(asdict(cfg))
