@@ -7,7 +7,7 @@ import time
 import pandas as pd
 
 
-def bench_attribution_gt(n_explain: int = 20, rationale_epochs: int = 2) -> pd.DataFrame:
+def bench_attribution_gt(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "full") -> pd.DataFrame:
     from ...data.loaders import load
     from ...explainers.local import make_explainer
     from ...models.attention_bilstm import AttentionBiLSTMClassifier
@@ -15,7 +15,8 @@ def bench_attribution_gt(n_explain: int = 20, rationale_epochs: int = 2) -> pd.D
     from . import text_eval as te
     from .text_runner import TextConfig, _dataset
 
-    cfg = TextConfig.for_profile("full")
+    cfg = TextConfig.for_profile(profile)
+    n_explain = min(n_explain, cfg.n_test)
     ds = _dataset(load("beer"), "article", 0, cfg)
     rows = []
     t0 = time.time()
