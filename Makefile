@@ -106,8 +106,18 @@ human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluat
 faithfulness: $(REPORTS)/23_counterfactual_faithfulness.ipynb ## Ge et al.: counterfactual faithfulness, Tables 1-3 (Adult, Movie Reviews)
 ge: faithfulness
 
+# Ground-truth attribution (Zhou et al. 2022; notebooks 13, 24 text; 25 images)
+#: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
+ATTR_GT_SEEDS ?= 0 1 2
+$(REPORTS)/13_attention_rationales.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
+$(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb
+$(REPORTS)/24_attribution_ground_truth.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
+$(REPORTS)/25_attribution_gt_saliency.ipynb: NB_PARAMS = -p seeds 0
+.PHONY: attribution-gt
+attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
+
 .PHONY: all quick
-all: foundation cebab human faithfulness ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human faithfulness attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)
 	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
@@ -127,6 +137,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench cebab
 	$(PY) -m xaibench.bench attribution
 	$(PY) -m xaibench.bench faithfulness
+	$(PY) -m xaibench.bench attribution_gt
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

@@ -223,6 +223,7 @@ def main(argv: list[str] | None = None) -> None:
     mk = sub.add_parser("make_all", help="wall time of every executed notebook of the last full run")
     mk.add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     sub.add_parser("faithfulness", help="Ge et al.: seconds per explanation and per counterfactual search")
+    sub.add_parser("attribution_gt", help="Zhou et al. 2022: attention/rationale training, explainer time")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
@@ -231,6 +232,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.cmd == "cebab":
         df, name = bench_cebab(), "bench_cebab.csv"
+    elif args.cmd == "attribution_gt":
+        from .evaluation.attribution_gt.bench import bench_attribution_gt
+
+        df, name = bench_attribution_gt(), "bench_attribution_gt.csv"
     elif args.cmd == "attribution":
         df, name = bench_attribution_models(), "bench_attribution.csv"
     elif args.cmd == "make_all":

@@ -19,6 +19,7 @@ _KINDS = {
     "cnn": "xaibench.models.cnn:CNNClassifier",
     "logreg": "xaibench.models.logreg:LogRegClassifier",
     "embedding_lr": "xaibench.models.embedding_lr:EmbeddingLR",
+    "bilstm_additive_attention": "xaibench.models.attention_bilstm:AttentionBiLSTMClassifier",
 }
 
 

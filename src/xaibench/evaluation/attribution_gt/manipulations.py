@@ -1,0 +1,187 @@
+"""The five image manipulations of Zhou et al. (2022, App. B.1) with their effective regions.
+
+Re-implemented from the authors' ``manipulations.py`` on an ``S x S`` canvas: every parameter is
+given in the authors' 224-px units and scaled by ``S / 224``.  Each manipulation returns a new
+uint8 image and never changes a pixel outside ``er(S)`` (the result is composited with the original
+through the ER mask, which also removes rounding changes of the HSV round trip and clips a
+watermark glyph that would overflow its rectangle).
+
+* ``blur``: Gaussian blur (sigma) outside a centred disc of ``radius`` -- ER: outside the disc.
+* ``brightness``: HSV value shifted by ``shift * cos^2(...)`` inside a centred disc (max at the
+  centre; negative = dimmer) -- ER: the disc.
+* ``hue``: HSV hue shifted by a signed squared sine over the horizontal band of rows
+  ``top..bottom`` -- ER: the band (the paper says "vertical stripe"; the code shifts rows).
+* ``noise``: each pixel of the band ``top..bottom`` replaced by a uniform random colour with
+  probability ``noise_p`` -- ER: the band.
+* ``watermark``: "IMG" + 4 random hex characters (one part white, the other black, at random)
+  at a random position inside the rectangle -- ER: the rectangle.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+KINDS = ("blur", "brightness", "hue", "noise", "watermark")
+
+
+def _hsv_apply(img: np.ndarray, channel: int, delta: np.ndarray, wrap: bool) -> np.ndarray:
+    from matplotlib.colors import hsv_to_rgb, rgb_to_hsv
+
+    hsv = rgb_to_hsv(img.astype(np.float32) / 255.0)
+    hsv[..., channel] += delta
+    if wrap:
+        hsv[..., channel] %= 1.0
+    hsv = np.clip(hsv, 0, 1)
+    return np.clip(np.round(hsv_to_rgb(hsv) * 255.0), 0, 255).astype(np.uint8)
+
+
+@dataclass
+class Manipulation:
+    kind: str
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown manipulation {self.kind!r}; choose one of {KINDS}")
+
+    # ----- geometry (224-px units scaled to the canvas) ------------------------------------------
+    def _s(self, size: int, key: str) -> float:
+        return self.params[key] * size / 224.0
+
+    def _disc(self, size: int) -> np.ndarray:
+        c = (size - 1) / 2.0
+        yy, xx = np.mgrid[0:size, 0:size]
+        return ((yy - c) ** 2 + (xx - c) ** 2) ** 0.5 <= self._s(size, "radius")
+
+    def _band(self, size: int) -> np.ndarray:
+        m = np.zeros((size, size), dtype=bool)
+        m[int(round(self._s(size, "top"))): int(round(self._s(size, "bottom"))) + 1] = True
+        return m
+
+    def _rect(self, size: int) -> tuple[int, int, int, int]:
+        return tuple(int(round(self._s(size, k))) for k in ("top", "bottom", "left", "right"))  # type: ignore
+
+    def er(self, size: int) -> np.ndarray:
+        """Boolean ``(size, size)`` effective region."""
+        if self.kind == "blur":
+            return ~self._disc(size)
+        if self.kind == "brightness":
+            return self._disc(size)
+        if self.kind in ("hue", "noise"):
+            return self._band(size)
+        t, b, l, r = self._rect(size)
+        m = np.zeros((size, size), dtype=bool)
+        m[t:b, l:r] = True
+        return m
+
+    # ----- the manipulation ---------------------------------------------------------------------
+    def __call__(self, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        img = np.asarray(img, dtype=np.uint8)
+        size = img.shape[0]
+        if img.shape != (size, size, 3):
+            raise ValueError(f"manipulations expect a square RGB uint8 image, got shape {img.shape}")
+        er = self.er(size)
+        out = getattr(self, f"_{self.kind}")(img, size, rng)
+        return np.where(er[..., None], out, img)
+
+    def _blur(self, img, size, rng):
+        from PIL import Image, ImageFilter
+
+        sigma = self._s(size, "blur_sigma")
+        return np.asarray(Image.fromarray(img).filter(ImageFilter.GaussianBlur(radius=sigma)))
+
+    def _brightness(self, img, size, rng):
+        xs = np.linspace(-1, 1, size)
+        xx, yy = np.meshgrid(xs, xs)
+        rs = (xx**2 + yy**2) ** 0.5
+        rad = self.params["radius"] / 112.0
+        ds = (np.cos(0.25 * np.pi / (rad / 2) * rs) ** 2) * self.params["shift"]
+        ds[rs > rad] = 0
+        return _hsv_apply(img, 2, ds, wrap=False)
+
+    def _hue(self, img, size, rng):
+        top, bottom = self._s(size, "top"), self._s(size, "bottom")
+        rows = np.arange(size)
+        ds = np.sin(2 * np.pi / max(bottom - top, 1e-6) * (rows - size / 2))
+        ds = ds**2 * np.sign(ds) * self.params["shift"]
+        return _hsv_apply(img, 0, np.tile(ds[:, None], (1, size)), wrap=True)
+
+    def _noise(self, img, size, rng):
+        out = img.copy()
+        hit = rng.random((size, size)) < self.params["noise_p"]
+        out[hit] = rng.integers(0, 256, size=(int(hit.sum()), 3), dtype=np.uint8)
+        return out
+
+    def _watermark(self, img, size, rng):
+        from PIL import Image, ImageDraw, ImageFont
+
+        t, b, l, r = self._rect(size)
+        fs = max(4, int(round(self._s(size, "fontsize"))))
+        font = ImageFont.load_default(size=fs)
+        mx, my = 40 * size / 224, 10 * size / 224
+        x = rng.uniform(l + mx, max(l + mx, r - mx))
+        y = rng.uniform(t + my, max(t + my, b - my))
+        pil = Image.fromarray(img.copy())
+        draw = ImageDraw.Draw(pil)
+        white, black = (255, 255, 255), (0, 0, 0)
+        c1, c2 = (black, white) if rng.random() < 0.5 else (white, black)
+        code = "".join(rng.choice(list("0123456789ABCDEF"), 4))
+        draw.text((x, y), "IMG", fill=c1, font=font, anchor="rm")
+        draw.text((x, y), code, fill=c2, font=font, anchor="lm")
+        return np.asarray(pil)
+
+    def name(self) -> str:
+        return f"{self.kind}(" + ", ".join(f"{k}={v:.3g}" for k, v in self.params.items()) + ")"
+
+
+# ----- the authors' parameter distributions (224-px units) -------------------------------------
+def random_manipulation(kind: str, rng: np.random.Generator) -> Manipulation:
+    """Fig. 5 / 6 runs (``dm_attr_vs_er.py``): random ER size, fixed visibility."""
+    if kind == "blur":
+        return Manipulation("blur", {"radius": rng.uniform(80, 130), "blur_sigma": 2})
+    if kind == "brightness":
+        return Manipulation("brightness", {"radius": rng.uniform(40, 112), "shift": -0.3})
+    if kind in ("hue", "noise"):
+        sz = rng.uniform(20, 224)
+        top = rng.uniform(0, 224 - sz)
+        key = {"shift": 0.04} if kind == "hue" else {"noise_p": 0.02}
+        return Manipulation(kind, {"top": float(int(top)), "bottom": float(int(top + sz)), **key})
+    h, w = rng.uniform(40, 200), rng.uniform(100, 200)
+    top, left = rng.uniform(0, 224 - h), rng.uniform(0, 224 - w)
+    return Manipulation("watermark", {"top": float(int(top)), "bottom": float(int(top + h)), "left": float(int(left)),
+                                      "right": float(int(left + w)), "fontsize": 13})
+
+
+#: visibility levels of ``dm_visibility.py`` (least to most visible)
+VISIBILITY = {"blur": ("blur_sigma", (2, 4, 6, 8, 10)), "brightness": ("shift", (-0.1, -0.15, -0.2, -0.25, -0.3)),
+              "hue": ("shift", (0.05, 0.1, 0.15, 0.2, 0.25)), "noise": ("noise_p", (0.02, 0.04, 0.06, 0.08, 0.1)),
+              "watermark": ("fontsize", (7, 9, 11, 13, 15))}
+
+
+def visibility_sequence(kind: str, rng: np.random.Generator) -> list[Manipulation]:
+    """Fig. 7 groups: one ER, five visibility levels."""
+    if kind == "blur":
+        base = {"radius": rng.uniform(80, 120)}
+    elif kind == "brightness":
+        base = {"radius": rng.uniform(40, 112)}
+    elif kind in ("hue", "noise"):
+        sz = rng.uniform(50, 100)
+        top = rng.uniform(0, 224 - sz)
+        base = {"top": float(int(top)), "bottom": float(int(top + sz))}
+    else:
+        h, w = rng.uniform(40, 100), rng.uniform(100, 200)
+        top, left = rng.uniform(0, 224 - h), rng.uniform(0, 224 - w)
+        base = {"top": float(int(top)), "bottom": float(int(top + h)), "left": float(int(left)),
+                "right": float(int(left + w))}
+    key, levels = VISIBILITY[kind]
+    return [Manipulation(kind, {**base, key: v}) for v in levels]
+
+
+#: the fixed manipulations of the r sweep (``dm_orig_corr_strength.py``; Fig. 8)
+R_SWEEP = {"blur": Manipulation("blur", {"radius": 80, "blur_sigma": 10}),
+           "brightness": Manipulation("brightness", {"radius": 60, "shift": -0.3}),
+           "hue": Manipulation("hue", {"top": 80, "bottom": 130, "shift": 0.15}),
+           "noise": Manipulation("noise", {"top": 80, "bottom": 130, "noise_p": 0.03}),
+           "watermark": Manipulation("watermark", {"top": 150, "bottom": 200, "left": 30, "right": 194, "fontsize": 13})}
+R_VALUES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

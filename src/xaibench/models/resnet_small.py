@@ -1,0 +1,62 @@
+"""A small ResNet in plain torch (torchvision does not import beside our torch build).
+
+``SmallResNet(widths=(16, 32, 64), blocks=1)``: 3x3 stem, one stage per width (the first keeps the
+resolution, the others halve it) of basic residual blocks (conv-BN-ReLU-conv-BN + shortcut), global
+average pooling, linear head.  ``features(x)`` returns the last conv maps (for CAM: the logit of
+class c is ``fc.weight[c] . GAP(features)`` + bias).  Inputs: ``(B, 3, S, S)`` normalised with the
+ImageNet statistics (:func:`normalise`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
+IMAGENET_STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+
+
+def normalise(images: np.ndarray):
+    """uint8 ``(B, S, S, 3)`` -> float tensor ``(B, 3, S, S)`` (ImageNet mean/variance)."""
+    import torch
+
+    x = (np.asarray(images, dtype=np.float32) / 255.0 - IMAGENET_MEAN) / IMAGENET_STD
+    return torch.as_tensor(x).permute(0, 3, 1, 2).contiguous()
+
+
+def SmallResNet(n_classes: int = 2, widths: tuple[int, ...] = (16, 32, 64), blocks: int = 1):
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.b1 = nn.BatchNorm2d(cout)
+            self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.b2 = nn.BatchNorm2d(cout)
+            self.short = (nn.Sequential() if stride == 1 and cin == cout else
+                          nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)))
+
+        def forward(self, x):
+            y = torch.relu(self.b1(self.c1(x)))
+            return torch.relu(self.b2(self.c2(y)) + self.short(x))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, widths[0], 3, 2, 1, bias=False), nn.BatchNorm2d(widths[0]),
+                                      nn.ReLU())
+            layers, cin = [], widths[0]
+            for i, w in enumerate(widths):
+                for j in range(blocks):
+                    layers.append(Block(cin, w, 2 if (i > 0 and j == 0) else 1))
+                    cin = w
+            self.body = nn.Sequential(*layers)
+            self.fc = nn.Linear(cin, n_classes)
+
+        def features(self, x):
+            return self.body(self.stem(x))
+
+        def forward(self, x):
+            return self.fc(self.features(x).mean(dim=(2, 3)))
+
+    return Net()
