@@ -13,11 +13,11 @@ def bench_attribution_gt(n_explain: int = 20, rationale_epochs: int = 2, profile
     from ...models.attention_bilstm import AttentionBiLSTMClassifier
     from ...models.rationale import RationaleModel
     from . import text_eval as te
-    from .text_runner import TextConfig, _dataset
+    from .text_runner import TextConfig, article_dataset
 
     cfg = TextConfig.for_profile(profile)
     n_explain = min(n_explain, cfg.n_test)
-    ds = _dataset(load("beer"), "article", 0, cfg)
+    ds = article_dataset(load("beer"), "article", 0, cfg)
     rows = []
     t0 = time.time()
     m = AttentionBiLSTMClassifier(hidden=cfg.hidden, max_epochs=cfg.max_epochs, seed=0, cache=False)

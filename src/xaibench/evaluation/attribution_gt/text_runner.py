@@ -57,7 +57,7 @@ class TextConfig:
         return cls()
 
 
-def _dataset(df: pd.DataFrame, kind: str, seed: int, cfg: TextConfig) -> td.ArticleDataset:
+def article_dataset(df: pd.DataFrame, kind: str, seed: int, cfg: TextConfig) -> td.ArticleDataset:
     return td.build_article_dataset(df, kind, seed=seed, n_train=cfg.n_train, n_val=cfg.n_val, n_test=cfg.n_test)
 
 
@@ -69,7 +69,7 @@ def run_attention(df: pd.DataFrame, cfg: TextConfig) -> tuple[pd.DataFrame, dict
     rows, keep = [], {}
     for kind in cfg.kinds:
         for seed in cfg.seeds:
-            ds = _dataset(df, kind, seed, cfg)
+            ds = article_dataset(df, kind, seed, cfg)
             m = AttentionBiLSTMClassifier(hidden=cfg.hidden, max_epochs=cfg.max_epochs, seed=seed, cache=False)
             m.fit(ds.train.texts, ds.train.labels, ds.val.texts, ds.val.labels)
             acc = m.accuracy(ds.test.texts, ds.test.labels)
@@ -101,7 +101,7 @@ def run_rationales(df: pd.DataFrame, cfg: TextConfig) -> pd.DataFrame:
     for kind, rate in jobs:
         if kind not in cfg.rationale_kinds:
             continue
-        ds = _dataset(df, kind, cfg.rationale_seed, cfg)
+        ds = article_dataset(df, kind, cfg.rationale_seed, cfg)
         for mode in cfg.rationale_modes:
             m = RationaleModel(mode=mode, selection=rate, hidden=cfg.rationale_hidden, max_epochs=cfg.rationale_epochs,
                                seed=cfg.rationale_seed)
@@ -128,10 +128,10 @@ def attention_model_dir(kind: str, seed: int):
 
 def load_attention(df: pd.DataFrame, kind: str, cfg: TextConfig, seed: int | None = None):
     """The saved first-run attention model of ``kind`` and its (rebuilt, identical) dataset."""
-    from ...models.base import Classifier
+    from ...models.registry import load_model
 
     seed = cfg.seeds[0] if seed is None else seed
-    return Classifier.load(attention_model_dir(kind, seed), cache=False), _dataset(df, kind, seed, cfg)
+    return load_model(attention_model_dir(kind, seed), cache=False), article_dataset(df, kind, seed, cfg)
 
 
 def results_path(name: str):
