@@ -86,3 +86,22 @@ class ConceptExplainer(Explainer):
         """``queries``: DataFrame with columns ``text`` (base text), ``aspect``, ``base_value``,
         ``cf_value`` (+ optional predicted aspect labels); returns ``(n, n_classes)`` effects.
         Never receives the counterfactual text."""
+
+
+class CounterfactualExplainer(Explainer):
+    """A counterfactual editor: text (+ target class) -> candidate edited texts.
+
+    ``explain(texts, targets)`` returns one list of candidate edits per text (possibly empty:
+    the editor found nothing).  ``targeted`` says whether the editor uses ``targets`` (MiCE) or
+    edits towards any other class; ``uses_predictor`` is False for predictor-agnostic editors
+    (Polyjuice).  Consumed by the counterfactual-feedback protocol
+    (:mod:`xaibench.evaluation.cf_feedback`).
+    """
+
+    output = "counterfactual"
+    targeted: bool = False
+    uses_predictor: bool = True
+
+    @abc.abstractmethod
+    def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
+        """Candidate edits per text; ``targets`` are the desired classes (ignored if untargeted)."""
