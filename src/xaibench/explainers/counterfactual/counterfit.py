@@ -10,7 +10,7 @@ distance ``d = 1 - cos``:
 * vector-space preservation ``sum relu(d'(i, j) - d(i, j))`` over pairs whose original cosine
   distance is below ``rho`` (0.2),
 
-each weighted 1 as in the paper, optimised by full-batch SGD.  ``counterfitted_glove()`` builds
+each weighted 1 as in the paper, optimised full-batch with Adam (SGD on the summed loss diverges for frequent words).  ``counterfitted_glove()`` builds
 (and caches under ``data/cache/cf_feedback/``) the vectors of the most frequent GloVe 6B-50d words.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 
 
 def counter_fit(vectors: np.ndarray, synonyms: Sequence[tuple[int, int]], antonyms: Sequence[tuple[int, int]],
-                epochs: int = 20, lr: float = 0.05, delta: float = 1.0, gamma: float = 0.0, rho: float = 0.2,
+                epochs: int = 50, lr: float = 0.01, delta: float = 1.0, gamma: float = 0.0, rho: float = 0.2,
                 seed: int = 0, chunk: int = 2048) -> np.ndarray:
     """Counter-fitted copy of ``vectors`` (rows L2-normalised) given index pairs."""
     import torch
@@ -52,7 +52,7 @@ def counter_fit(vectors: np.ndarray, synonyms: Sequence[tuple[int, int]], antony
         keep = torch.tensor([int(k) not in bad for k in (vi * n + vj).tolist()], dtype=torch.bool)
         vi, vj, vd = vi[keep], vj[keep], vd[keep]
     v = v0.clone().requires_grad_(True)
-    opt = torch.optim.SGD([v], lr=lr)
+    opt = torch.optim.Adam([v], lr=lr)
 
     def dist(a, b):
         return 1 - torch.nn.functional.cosine_similarity(v[a], v[b], dim=-1)

@@ -1,7 +1,8 @@
 """A minimal reader of the WordNet 3.0 database files (Debian package ``wordnet-base``).
 
 Reads ``data.{noun,verb,adj,adv}`` from ``XAIBENCH_WORDNET_DIR`` (default
-``/usr/share/wordnet``) and returns single-word synonym pairs (words sharing a synset), antonym
+``/usr/share/wordnet``) and returns single-word synonym pairs (words sharing a synset that is the most frequent sense
+of both), antonym
 pairs (lexical ``!`` pointers) and each word's parts of speech.  No network, no NLTK data.
 """
 from __future__ import annotations
@@ -41,6 +42,14 @@ def load_wordnet(folder: str | None = None) -> WordNet:
                                 "(apt-get install wordnet-base) or set XAIBENCH_WORDNET_DIR")
     wn = WordNet()
     lines: dict[tuple[str, str], list[str]] = {}
+    first_sense: dict[tuple[str, str], str] = {}  # (file, lemma) -> offset of its most frequent sense
+    for fname in _POS_FILES:
+        for line in (root / f"index.{fname}").read_text(encoding="latin-1").splitlines():
+            if line.startswith(" "):
+                continue
+            parts = line.split()
+            n_syn = int(parts[2])
+            first_sense[(fname, parts[0])] = parts[len(parts) - n_syn]
     for fname, upos in _POS_FILES.items():
         for line in (root / f"data.{fname}").read_text(encoding="latin-1").splitlines():
             if line.startswith(" ") or "|" not in line:
@@ -52,8 +61,11 @@ def load_wordnet(folder: str | None = None) -> WordNet:
             single = [w for w in words if w.isalpha()]
             for w in single:
                 wn.pos.setdefault(w, set()).add(upos)
-            for a in single:
-                for b in single:
+            # synonyms: words whose *most frequent* sense is this synset (WordNet's synonym sets of
+            # rare senses tie e.g. "good" to "full" and would pull unrelated words together)
+            primary = [w for w in single if first_sense.get((fname, w)) == offset]
+            for a in primary:
+                for b in primary:
                     if a != b:
                         wn.synonyms.add((a, b))
             k = 4 + 2 * n_words
