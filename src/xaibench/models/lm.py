@@ -46,7 +46,12 @@ def load_causal_lm(name: str = "smollm2"):
         if not (cached / "config.json").exists():
             src = _smollm2_dir()
             tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
-            model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+            gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+            cfg = gguf_model.config
+            if hasattr(cfg, "quantization_config"):
+                del cfg.quantization_config  # the weights are de-quantised float32 now
+            model = AutoModelForCausalLM.from_config(cfg)
+            model.load_state_dict(gguf_model.state_dict())
             with atomic_dir(cached) as tmp:
                 model.save_pretrained(tmp)
                 tok.save_pretrained(tmp)

@@ -10,6 +10,7 @@ EDITORS = ("mice", "polyjuice", "textfooler")
 
 
 def build_editor(name: str, predictor, dataset: str, seed: int = 42, **kw):
+    lm_max_texts = kw.pop("lm_max_texts", 20000)
     if name == "textfooler":
         from .textfooler import TextFooler
 
@@ -17,12 +18,11 @@ def build_editor(name: str, predictor, dataset: str, seed: int = 42, **kw):
     if name == "mice":
         from .mice import MiCE
 
-        return MiCE(dataset=dataset, seed=seed, **kw).fit(predictor)
+        return MiCE(dataset=dataset, seed=seed, lm_max_texts=lm_max_texts, **kw).fit(predictor)
     if name == "polyjuice":
-        from .counterfit import counterfitted_glove  # noqa: F401
         from .mice import cached_infiller
         from .polyjuice import Polyjuice
 
-        lm = kw.pop("lm", None) or cached_infiller(dataset, predictor, kw.pop("lm_max_texts", 20000), seed)
+        lm = kw.pop("lm", None) or cached_infiller(dataset, predictor, lm_max_texts, seed)
         return Polyjuice(lm=lm, seed=seed, **kw).fit(None)
     raise ValueError(f"unknown editor {name!r}; choose one of {EDITORS}")

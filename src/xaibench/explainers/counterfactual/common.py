@@ -38,7 +38,8 @@ def sentence_encoder():
 def angular_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
     """``1 - arccos(cos)/pi`` between paired texts (TextAttack's USE 'angular' metric)."""
     enc = sentence_encoder()
-    ea = enc.encode(list(a), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
-    eb = enc.encode(list(b), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+    uniq = list(dict.fromkeys(list(a) + list(b)))
+    e = dict(zip(uniq, enc.encode(uniq, batch_size=64, normalize_embeddings=True, show_progress_bar=False)))
+    ea, eb = np.stack([e[t] for t in a]), np.stack([e[t] for t in b])
     cos = np.clip((ea * eb).sum(1), -1.0, 1.0)
     return 1.0 - np.arccos(cos) / np.pi

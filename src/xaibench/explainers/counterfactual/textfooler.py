@@ -8,8 +8,9 @@
    (:mod:`.counterfit`; the original uses counter-fitted Paragram vectors), with the same part of
    speech (spaCy's tag of the word vs. WordNet's parts of speech of the candidate), and a
    sentence-similarity check on the 15-word window around the word (MiniLM encoder standing in
-   for USE, angular similarity >= 0.840787 as in the recipe) applied to the ``top_similarity``
-   best candidates by predictor score.
+   for USE, angular similarity >= 0.840787 as in the recipe).  For speed the check runs only on
+   the candidates that would be kept: those that flip the label (up to ``top_similarity``), else
+   the one that lowers ``p_y`` most.
 3. Greedy: a candidate that changes the label ends the search (highest similarity wins);
    otherwise the candidate that lowers ``p_y`` most is kept and the next word is tried.
 
@@ -115,15 +116,16 @@ class TextFooler(CounterfactualExplainer):
                 variants.append(w)
             vt = [join_tokens(w, spaces) for w in variants]
             pv = self.model.predict_proba(vt)
-            order_c = np.argsort(pv[:, y], kind="stable")[: self.top_similarity]
-            sims = angular_similarity([self._window(cur_words, spaces, i)] * len(order_c),
-                                      [self._window(variants[j], spaces, i) for j in order_c])
-            ok = [(j, s) for j, s in zip(order_c, sims) if s >= self.min_similarity]
+            flip_idx = [j for j in np.argsort(-pv.max(1), kind="stable") if pv[j].argmax() != y]
+            best = int(np.argmin(pv[:, y]))
+            check = (flip_idx or [best])[: self.top_similarity]
+            windows = angular_similarity([self._window(cur_words, spaces, i)] * len(check),
+                                         [self._window(variants[j], spaces, i) for j in check])
+            ok = [(j, s) for j, s in zip(check, windows) if s >= self.min_similarity]
             if not ok:
                 continue
-            flips = [(j, s) for j, s in ok if pv[j].argmax() != y]
-            if flips:
-                j = max(flips, key=lambda t: t[1])[0]
+            if flip_idx:
+                j = max(ok, key=lambda t: t[1])[0]
                 return [vt[j]]
             j = ok[0][0]
             if pv[j, y] < cur_p[y]:
