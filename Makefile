@@ -86,8 +86,12 @@ cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipy
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
+# Counterfactuals of counterfactuals (notebooks 12, 22)
+.PHONY: cf-feedback
+cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
+
 .PHONY: all quick
-all: foundation cebab human ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human cf-feedback ## set up the environment, fetch data, run every notebook (PROFILE=full)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
 
@@ -103,6 +107,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training
 	$(PY) -m xaibench.bench cebab
 	$(PY) -m xaibench.bench attribution
+	$(PY) -m xaibench.bench editors
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

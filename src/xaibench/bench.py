@@ -151,6 +151,15 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def bench_editors(n_texts: int = 5, n_steps: int = 3) -> pd.DataFrame:
+    """Seconds and predictor calls per edit step of each counterfactual editor (fresh chains)."""
+    from .evaluation.cf_feedback_runner import EDITOR_ORDER, run_experiment
+
+    rows = [run_experiment(d, e, n_texts, n_steps=n_steps, refresh=True, progress=False)[1]
+            for d in ("imdb", "newsgroups") for e in EDITOR_ORDER]
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m xaibench.bench")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -159,6 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
     sub.add_parser("cebab", help="8 concept explainers on one trained 5-way MiniLM, cold cache")
     sub.add_parser("attribution", help="every local explainer on the CNN and MiniLM")
+    sub.add_parser("editors", help="seconds and predictor calls per edit step of each counterfactual editor")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
@@ -167,6 +177,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.cmd == "cebab":
         df, name = bench_cebab(), "bench_cebab.csv"
+    elif args.cmd == "editors":
+        df, name = bench_editors(), "bench_editors.csv"
     elif args.cmd == "attribution":
         df, name = bench_attribution_models(), "bench_attribution.csv"
     else:
