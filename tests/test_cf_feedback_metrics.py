@@ -103,3 +103,31 @@ def test_ttests_shape_and_identical_samples():
     assert (res.p_value < 1e-6).all()
     assert cf.per_text_inc_matrix(pd.DataFrame({"text_id": [0, 0, 0], "step": [0, 1, 2],
                                                 "minimality": [np.nan, 1, 4]}))[0, 0] == 3
+
+
+def _synthetic_chains():
+    rows = []
+    for e, dists in (("mice", [[2, 6, 2], [2, 2, 2]]), ("textfooler", [[1, 1, 1], [1, 1]])):
+        for tid, d in enumerate(dists):
+            rows.append({"dataset": "imdb", "editor": e, "text_id": tid, "step": 0, "minimality": np.nan,
+                         "flipped": np.nan, "n_tokens": 10, "p_target": np.nan})
+            for k, v in enumerate(d, 1):
+                rows.append({"dataset": "imdb", "editor": e, "text_id": tid, "step": k, "minimality": v,
+                             "flipped": k % 2 == 1, "n_tokens": 10, "p_target": 0.6})
+    return pd.DataFrame(rows)
+
+
+def test_result_tables_known_values():
+    from xaibench.evaluation import cf_feedback_runner as R
+
+    ch = _synthetic_chains()
+    t1 = R.table_inconsistency(ch, ns=(1, 2))
+    mice = t1[t1.editor == "mice"].set_index("metric")["ours"]
+    # mice steps: text0 inc = [4, 0], text1 inc = [0, 0] -> step means 2, 0 -> inc@1 = 2, inc@2 = 1
+    assert mice["inc@1"] == 2.0 and mice["inc@2"] == 1.0
+    assert t1.loc[(t1.editor == "mice") & (t1.metric == "inc@1"), "paper"].item() == 0.86
+    t2 = R.table_flip_rate(ch, ns=(1, 3))
+    tf = t2[t2.editor == "textfooler"].set_index("metric")["ours"]
+    assert tf["flip_rate@1"] == 1.0 and tf["flip_rate@3"] == 0.5  # text 1 ended after two edits
+    t45 = R.table_sample_size(ch, sample_sizes=(2,))
+    assert set(t45.columns) >= {"ours", "ours_std", "paper", "sample_size", "step"}
