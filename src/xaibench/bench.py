@@ -159,6 +159,15 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def bench_editors(n_texts: int = 5, n_steps: int = 3) -> pd.DataFrame:
+    """Seconds and predictor calls per edit step of each counterfactual editor (fresh chains)."""
+    from .evaluation.cf_feedback_runner import EDITOR_ORDER, run_experiment
+
+    rows = [run_experiment(d, e, n_texts, n_steps=n_steps, refresh=True, progress=False)[1]
+            for d in ("imdb", "newsgroups") for e in EDITOR_ORDER]
+    return pd.DataFrame(rows)
+
+
 # which paper each notebook (by its two-digit prefix) belongs to; a new paper adds its notebooks here
 CEBAB, HUMAN = "CEBaB (Abraham et al. 2022)", "Human-grounded (Lertvittayakumjorn & Toni 2019)"
 CF_FEEDBACK = "Counterfactuals of counterfactuals (Filandrianos et al. 2023)"
@@ -224,6 +233,7 @@ def main(argv: list[str] | None = None) -> None:
     mk.add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     sub.add_parser("faithfulness", help="Ge et al.: seconds per explanation and per counterfactual search")
     sub.add_parser("attribution_gt", help="Zhou et al. 2022: attention/rationale training, explainer time")
+    sub.add_parser("editors", help="seconds and predictor calls per edit step of each counterfactual editor")
     one = sub.add_parser("_train_one")
     one.add_argument("model"); one.add_argument("task"); one.add_argument("out")
     args = ap.parse_args(argv)
@@ -236,6 +246,8 @@ def main(argv: list[str] | None = None) -> None:
         from .evaluation.attribution_gt.bench import bench_attribution_gt
 
         df, name = bench_attribution_gt(), "bench_attribution_gt.csv"
+    elif args.cmd == "editors":
+        df, name = bench_editors(), "bench_editors.csv"
     elif args.cmd == "attribution":
         df, name = bench_attribution_models(), "bench_attribution.csv"
     elif args.cmd == "make_all":

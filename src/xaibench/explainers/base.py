@@ -94,6 +94,25 @@ class ConceptExplainer(Explainer):
         Never receives the counterfactual text."""
 
 
+class CounterfactualExplainer(Explainer):
+    """A counterfactual editor: text (+ target class) -> candidate edited texts.
+
+    ``explain(texts, targets)`` returns one list of candidate edits per text (possibly empty:
+    the editor found nothing).  ``targeted`` says whether the editor uses ``targets`` (MiCE) or
+    edits towards any other class; ``uses_predictor`` is False for predictor-agnostic editors
+    (Polyjuice).  Consumed by the counterfactual-feedback protocol
+    (:mod:`xaibench.evaluation.cf_feedback`).
+    """
+
+    output = "counterfactual"
+    targeted: bool = False
+    uses_predictor: bool = True
+
+    @abc.abstractmethod
+    def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
+        """Candidate edits per text; ``targets`` are the desired classes (ignored if untargeted)."""
+
+
 def applicable(explainers: Mapping[str, Any], output: str) -> list[str]:
     """Names of the ``explainers`` (``{name: class or instance}``, order kept) whose declared
     :attr:`Explainer.output` is ``output``: what a protocol that scores ``output`` can score.
@@ -101,7 +120,7 @@ def applicable(explainers: Mapping[str, Any], output: str) -> list[str]:
     A protocol asks this instead of listing explainers, so a new explainer is scored by every
     protocol that applies to it without editing the protocol.
     """
-    known = (LocalExplainer.output, ConceptExplainer.output)
+    known = (LocalExplainer.output, ConceptExplainer.output, CounterfactualExplainer.output)
     if output not in known:
         raise ValueError(f"unknown explainer output {output!r}; explainers declare one of {known}")
     return [name for name, e in explainers.items() if getattr(e, "output", None) == output]

@@ -78,6 +78,37 @@ class LogRegClassifier(Classifier):
         X = self._featurize(texts)
         return np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float32)
 
+    def input_gradient(self, texts: list[str], targets) -> list[dict[str, float]]:
+        """Exact gradient x input of ``log p(target | x)`` per word, for the tf-idf model.
+
+        For softmax regression ``d log p_t / d x = W_t - sum_c p_c W_c`` exactly; each n-gram
+        feature's gradient x input is shared equally among its words (a bigram gives half to each
+        word) and summed per lower-cased word.  Returns one ``{word: relevance}`` dict per text;
+        used by the MiCE-style editor to choose what to mask.
+        """
+        self._require()
+        if self.features != "bow":
+            raise NotImplementedError("input_gradient is implemented for features='bow' only")
+        X = self._featurize(list(texts)).tocsr()
+        P = self._predict_proba(list(texts))
+        W = np.zeros((self.n_classes, X.shape[1]))
+        W[self.clf.classes_] = self.clf.coef_ if len(self.clf.classes_) > 2 else 0.0
+        if len(self.clf.classes_) == 2:  # binary sklearn model: logit of class 1 = w.x + b
+            W[self.clf.classes_[1]] = self.clf.coef_[0] / 2
+            W[self.clf.classes_[0]] = -self.clf.coef_[0] / 2
+        names = self.vectorizer.get_feature_names_out()
+        out = []
+        for i, t in enumerate(np.asarray(targets).tolist()):
+            row = X.getrow(i)
+            g = W[t] - P[i] @ W
+            rel: dict[str, float] = {}
+            for j, v in zip(row.indices, row.data):
+                words = names[j].split(" ")
+                for w in words:
+                    rel[w] = rel.get(w, 0.0) + float(g[j] * v) / len(words)
+            out.append(rel)
+        return out
+
     def feature_names(self) -> list[str]:
         self._require()
         if self.features == "bow":

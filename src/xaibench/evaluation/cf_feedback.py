@@ -1,0 +1,270 @@
+"""Counterfactuals of counterfactuals (Filandrianos et al., ACL Findings 2023): the feedback loop.
+
+An editor ``f`` is applied to its own output: ``f_0(x) = x``, ``f_i(x) = f(f_{i-1}(x))``, one
+original plus ``n_steps`` (= 9) edits.  At each step the editor returns candidate edits and the
+runner keeps **the lowest-minimality candidate that changes the prediction, else the
+lowest-minimality candidate** (paper Appendix B; ties: the editor's order).  When an editor returns
+no candidate (or only the unchanged text) **the chain ends** there, as in the authors' Polyjuice
+demo; later steps are missing for that text.
+
+Metrics (each declares ``lower_is_better``):
+
+* minimality ``d(a, b)``: unnormalised word-level Levenshtein distance over spaCy tokens.
+* ``inc`` at step k (k = 1..8): ``relu(d(f_{k+1}, f_k) - d(f_k, f_{k-1}))`` (Eq. 1), defined for
+  chains that reach step k+1.
+* ``inc@n``: the mean of the per-step inconsistency (each step averaged over the chains that reach
+  it) over steps 1..min(n, 8) -- with 9 edits only 8 steps exist, so the paper's inc@9 is the mean
+  over steps 1-8 (authors' ``inconsistency.py``).  For the t-tests of Tables 4-5 a per-text
+  ``inc@n`` is used: the mean of that chain's existing steps 1..n.
+* flip rate@n: the fraction of *all* texts whose prediction at step n differs from step n-1
+  (``n_flipped / n_all``; a chain that ended earlier counts as not flipped).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+N_STEPS = 9
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    lower_is_better: bool
+    description: str
+
+
+METRICS: dict[str, Metric] = {
+    "minimality": Metric("minimality", True, "word-level Levenshtein distance over spaCy tokens"),
+    "inc": Metric("inc", True, "inconsistency inc@n of minimality (Eq. 1-2)"),
+    "flip_rate": Metric("flip_rate", False, "fraction of texts whose predicted class changes"),
+    "nll": Metric("nll", True, "mean token negative log-likelihood under a language model"),
+    "ppl": Metric("ppl", True, "perplexity exp(mean NLL) under a language model"),
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# distances
+# ----------------------------------------------------------------------------------------------
+def levenshtein(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """Edit distance (insert/delete/substitute, cost 1 each) between two token sequences."""
+    a, b = list(a), list(b)
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+def minimality(original: str, edited: str, tokenize: Callable[[str], list[str]] | None = None) -> int:
+    """Unnormalised word-level Levenshtein distance over spaCy tokens (MiCE's minimality)."""
+    if tokenize is None:
+        from ..nlp import tokens as tokenize
+    return levenshtein(tokenize(original), tokenize(edited))
+
+
+# ----------------------------------------------------------------------------------------------
+# inconsistency and flip rate
+# ----------------------------------------------------------------------------------------------
+def inc_steps(distances: Sequence[float]) -> np.ndarray:
+    """Per-step inconsistency of one chain: ``relu(d_{k+1} - d_k)`` for k = 1..len-1.
+
+    ``distances[k-1] = d(f_k, f_{k-1})``; a chain with m edits has m-1 inconsistency steps.
+    """
+    d = np.asarray(distances, dtype=np.float64)
+    if d.size < 2:
+        return np.zeros(0)
+    return np.maximum(d[1:] - d[:-1], 0.0)
+
+
+def inc_at_n_chain(distances: Sequence[float], n: int) -> float:
+    """Per-text inc@n: mean of the chain's existing inconsistency steps 1..n (NaN if none)."""
+    s = inc_steps(distances)[:n]
+    return float(s.mean()) if s.size else float("nan")
+
+
+def inc_table(chains: Sequence[Sequence[float]], n_steps: int = N_STEPS) -> pd.DataFrame:
+    """Per-step inconsistency over many chains: columns ``step``, ``mean``, ``std``, ``n``."""
+    rows = []
+    for k in range(1, n_steps):
+        vals = [inc_steps(c)[k - 1] for c in chains if len(c) > k]
+        rows.append({"step": k, "mean": float(np.mean(vals)) if vals else np.nan,
+                     "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else np.nan, "n": len(vals)})
+    return pd.DataFrame(rows)
+
+
+def inc_at_n(chains: Sequence[Sequence[float]], n: int, n_steps: int = N_STEPS) -> float:
+    """Table 1's inc@n: mean of the per-step means over steps 1..min(n, n_steps-1) that exist."""
+    t = inc_table(chains, n_steps)
+    vals = t.loc[(t["step"] <= n) & (t["n"] > 0), "mean"]
+    return float(vals.mean()) if len(vals) else float("nan")
+
+
+def flip_rate(flipped: Sequence[bool | float], n_all: int | None = None) -> float:
+    """``n_flipped / n_all``; missing entries (ended chains) count as not flipped."""
+    f = np.asarray([bool(x) if x is not None and not (isinstance(x, float) and np.isnan(x)) else False
+                    for x in flipped])
+    n_all = len(f) if n_all is None else n_all
+    return float(f.sum() / n_all) if n_all else float("nan")
+
+
+# ----------------------------------------------------------------------------------------------
+# selection and the chain runner
+# ----------------------------------------------------------------------------------------------
+def select_candidate(current_pred: int, cand_preds: Sequence[int], cand_dists: Sequence[float]) -> int:
+    """Index of the lowest-minimality candidate that changes the prediction, else of the
+    lowest-minimality candidate (first one on ties)."""
+    if len(cand_preds) == 0:
+        raise ValueError("no candidates to select from")
+    d = np.asarray(cand_dists, dtype=np.float64)
+    flips = np.asarray(cand_preds) != current_pred
+    pool = np.flatnonzero(flips) if flips.any() else np.arange(len(d))
+    return int(pool[np.argmin(d[pool])])
+
+
+def second_class(proba: np.ndarray) -> int:
+    """The second most probable class (MiCE's contrast target)."""
+    return int(np.argsort(-np.asarray(proba), kind="stable")[1])
+
+
+class CountingPredictor:
+    """Batched, memoised ``predict_proba`` that counts calls and texts (for ``bench_editors``)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.n_classes = model.n_classes
+        self.memo: dict[str, np.ndarray] = {}
+        self.n_calls = 0
+        self.n_texts = 0
+
+    def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        todo = list(dict.fromkeys(t for t in texts if t not in self.memo))
+        if todo:
+            self.n_calls += 1
+            self.n_texts += len(todo)
+            for t, p in zip(todo, self.model.predict_proba(todo)):
+                self.memo[t] = np.asarray(p, dtype=np.float64)
+        if not texts:
+            return np.zeros((0, self.n_classes))
+        return np.stack([self.memo[t] for t in texts])
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        return self.predict_proba(texts).argmax(1)
+
+    def __getattr__(self, name):  # gradients etc. are delegated to the wrapped model
+        return getattr(self.model, name)
+
+
+def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
+               tokenize: Callable[[str], list[str]] | None = None, progress: bool = False) -> pd.DataFrame:
+    """Feed ``editor`` its own output ``n_steps`` times for every text (batched across texts).
+
+    Returns one row per (text_id, step) with step 0 the original: ``text``, ``pred``, ``proba``,
+    ``target`` (the class the editor was asked for: the second most probable class of the input),
+    ``p_target``, ``minimality`` (to the previous step), ``flipped``, ``n_candidates``,
+    ``n_tokens``, ``seconds``.  Chains end when the editor returns nothing new.
+    """
+    if tokenize is None:
+        from ..nlp import tokens as tokenize
+    texts = list(texts)
+    cur = list(texts)
+    P = predictor.predict_proba(cur)
+    rows = [{"text_id": i, "step": 0, "text": t, "pred": int(p.argmax()), "proba": p.tolist(),
+             "target": np.nan, "p_target": np.nan, "minimality": np.nan, "flipped": np.nan,
+             "n_candidates": np.nan, "n_tokens": len(tokenize(t)), "seconds": 0.0}
+            for i, (t, p) in enumerate(zip(cur, P))]
+    alive = list(range(len(texts)))
+    probs = {i: P[i] for i in alive}
+    steps = range(1, n_steps + 1)
+    if progress:
+        from ..utils import progress as _progress
+
+        steps = _progress(steps, desc=f"{getattr(editor, 'name', 'editor')} steps")
+    for step in steps:
+        if not alive:
+            break
+        targets = [second_class(probs[i]) for i in alive]
+        t0 = time.perf_counter()
+        cands = editor.explain([cur[i] for i in alive], targets)
+        secs = (time.perf_counter() - t0) / len(alive)
+        flat = [(i, c) for i, cs in zip(alive, cands) for c in dict.fromkeys(cs) if c != cur[i] and c.strip()]
+        Pc = predictor.predict_proba([c for _, c in flat]) if flat else np.zeros((0, predictor.n_classes))
+        by_text: dict[int, list[tuple[str, np.ndarray]]] = {}
+        for (i, c), p in zip(flat, Pc):
+            by_text.setdefault(i, []).append((c, p))
+        still = []
+        for i, tgt in zip(alive, targets):
+            options = by_text.get(i, [])
+            if not options:
+                continue  # the editor returned nothing: the chain ends
+            base_tok = tokenize(cur[i])
+            dists = [levenshtein(base_tok, tokenize(c)) for c, _ in options]
+            cur_pred = int(probs[i].argmax())
+            k = select_candidate(cur_pred, [int(p.argmax()) for _, p in options], dists)
+            text, p = options[k]
+            rows.append({"text_id": i, "step": step, "text": text, "pred": int(p.argmax()), "proba": p.tolist(),
+                         "target": tgt, "p_target": float(p[tgt]), "minimality": dists[k],
+                         "flipped": bool(int(p.argmax()) != cur_pred), "n_candidates": len(options),
+                         "n_tokens": len(tokenize(text)), "seconds": secs})
+            cur[i], probs[i] = text, p
+            still.append(i)
+        alive = still
+    return pd.DataFrame(rows).sort_values(["text_id", "step"]).reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# summaries of chain tables (Tables 1, 2, 4-5)
+# ----------------------------------------------------------------------------------------------
+def chain_distances(chains: pd.DataFrame) -> list[list[float]]:
+    """Minimality sequences d_1..d_m per text, in text_id order (empty if the chain never moved)."""
+    edits = chains[chains["step"] > 0].sort_values(["text_id", "step"])
+    grouped = edits.groupby("text_id")["minimality"].apply(list)
+    return [[float(x) for x in grouped.get(tid, [])] for tid in sorted(chains["text_id"].unique())]
+
+
+def flip_rate_at(chains: pd.DataFrame, n: int) -> float:
+    n_all = chains["text_id"].nunique()
+    return flip_rate(chains.loc[chains["step"] == n, "flipped"].tolist(), n_all=n_all)
+
+
+def ttests(per_text_inc: dict[str, np.ndarray], sample_sizes: Sequence[int], steps: Sequence[int]) -> pd.DataFrame:
+    """Two-sided two-sample t-tests (scipy ``ttest_ind``) on per-text inc@n between every pair of
+    editors, on the first ``n`` texts of the seeded sample (Tables 4-5).
+
+    ``per_text_inc[editor]`` has shape ``(n_texts, n_steps)``, NaN where a chain is too short.
+    """
+    from itertools import permutations
+
+    from scipy.stats import ttest_ind
+
+    rows = []
+    for a, b in permutations(sorted(per_text_inc), 2):
+        for n in sample_sizes:
+            for k in steps:
+                xa = per_text_inc[a][:n, k - 1]
+                xb = per_text_inc[b][:n, k - 1]
+                xa, xb = xa[~np.isnan(xa)], xb[~np.isnan(xb)]
+                p = float(ttest_ind(xa, xb).pvalue) if len(xa) > 1 and len(xb) > 1 else np.nan
+                rows.append({"editor": a, "comparison_editor": b, "sample_size": n, "step": k,
+                             "p_value": p, "n_a": len(xa), "n_b": len(xb)})
+    return pd.DataFrame(rows)
+
+
+def per_text_inc_matrix(chains: pd.DataFrame, n_steps: int = N_STEPS) -> np.ndarray:
+    """``(n_texts, n_steps-1)``: per-text inc@n for n = 1..n_steps-1 (NaN where undefined)."""
+    d = chain_distances(chains)
+    out = np.full((len(d), n_steps - 1), np.nan)
+    for i, dist in enumerate(d):
+        s = inc_steps(dist)
+        for n in range(1, min(len(s), n_steps - 1) + 1):
+            out[i, n - 1] = s[:n].mean()
+    return out

@@ -1,0 +1,245 @@
+"""Runs the counterfactual-feedback experiments and builds Tables 1-5 / Figures 3-6.
+
+``run_experiment`` feeds each editor its own output on a seeded test sample and stores the chains
+under ``data/results/cf_feedback/`` (parquet, keyed by every setting, so notebook re-runs and
+``make`` are incremental).  ``add_fluency`` scores every chain text with the base LM (SmolLM2 by
+default) and the in-domain LM; the table builders put the paper's numbers beside ours.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import io, paths
+from ..tables import paper_values
+from . import cf_feedback as cf
+
+EDITOR_ORDER = ("mice", "polyjuice", "textfooler")
+SAMPLE_SIZES = (10, 50, 100, 200, 500)
+
+
+def _key(**kw) -> str:
+    return hashlib.sha1(json.dumps(kw, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_STEPS, seed: int = 42,
+                   predictor: str = "logreg", max_words: int | None = 400, progress: bool = True,
+                   refresh: bool = False, max_train: int | None = None, lm_max_texts: int | None = 20000
+                   ) -> tuple[pd.DataFrame, dict]:
+    """Chains of ``editor`` on ``n_texts`` seeded test texts of ``dataset``; ``(chains, stats)``.
+
+    ``stats``: seconds and predictor calls/texts per edit step (``bench_editors``).  Texts longer
+    than ``max_words`` words are left out of the sample (budget; reported in DEVIATIONS.md).
+    ``max_train``/``lm_max_texts`` cap the predictor's and the infiller's training sets (quick runs).
+    """
+    import time
+
+    from ..data.cf_data import sample_test
+    from ..explainers.counterfactual import build_editor
+    from ..models.cf_predictors import get_predictor, max_words as model_max_words
+
+    key = _key(d=dataset, e=editor, n=n_texts, s=n_steps, seed=seed, p=predictor, mw=max_words, mt=max_train,
+               lm=lm_max_texts, v=1)
+    out = paths.results_dir() / "cf_feedback" / f"{dataset}_{editor}_{key}.parquet"
+    meta = out.with_suffix(".json")
+    if out.exists() and meta.exists() and not refresh:
+        return pd.read_parquet(out), json.loads(meta.read_text())
+    model = get_predictor(dataset, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
+    pred = cf.CountingPredictor(model)
+    ed = build_editor(editor, pred, dataset, seed=seed, lm_max_texts=lm_max_texts)
+    sample = sample_test(dataset, n_texts, seed=seed, max_words=max_words)
+    limit = model_max_words(model)
+    n_long = int(sum(len(t.split()) > limit for t in sample["text"])) if limit else 0
+    t0 = time.perf_counter()
+    chains = cf.run_chains(ed, pred, sample["text"].tolist(), n_steps=n_steps, progress=progress)
+    secs = time.perf_counter() - t0
+    chains["gold"] = chains["text_id"].map(dict(enumerate(sample["label"].tolist())))
+    chains.insert(0, "editor", editor)
+    chains.insert(0, "dataset", dataset)
+    n_edits = int((chains["step"] > 0).sum())
+    stats = {"dataset": dataset, "editor": editor, "predictor": predictor, "n_texts": len(sample),
+             "n_edit_steps": n_edits, "seconds": secs, "seconds_per_edit": secs / max(n_edits, 1),
+             "predictor_calls_per_edit": pred.n_calls / max(n_edits, 1),
+             "predictor_texts_per_edit": pred.n_texts / max(n_edits, 1),
+             "n_texts_longer_than_model_reads": n_long}
+    chains["proba"] = chains["proba"].map(json.dumps)
+    io.write_parquet(out, chains)
+    io.write_json(meta, stats)
+    return chains, stats
+
+
+def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", steps: Sequence[int] | None = None,
+                seed: int = 42, max_train: int | None = None, lm_max_texts: int | None = 20000) -> pd.DataFrame:
+    """Columns ``nll_base``/``ppl_base`` (causal LM) and ``nll_fine``/``ppl_fine`` (in-domain
+    bigram LM on the dataset's train split, label-pooled) for the rows at ``steps`` (all if None)."""
+    from ..explainers.counterfactual.mice import cached_infiller
+    from ..models.cf_predictors import get_predictor
+    from ..models.lm import load_causal_lm, sequence_nll
+    from ..nlp import tokens
+
+    chains = chains.copy()
+    rows = chains.index if steps is None else chains.index[chains["step"].isin(list(steps))]
+    texts = chains.loc[rows, "text"].tolist()
+    model, tok = load_causal_lm(base_lm)
+    nll, n_trunc = sequence_nll(texts, model, tok)
+    chains.loc[rows, "nll_base"] = nll
+    chains.attrs["n_truncated_base"] = n_trunc
+    fine = cached_infiller(dataset, get_predictor(dataset, seed=seed, max_train=max_train), lm_max_texts, seed)
+    chains.loc[rows, "nll_fine"] = [fine.nll([w.lower() for w in tokens(t)]) for t in texts]
+    chains["ppl_base"] = np.exp(chains["nll_base"])
+    chains["ppl_fine"] = np.exp(chains["nll_fine"])
+    return chains
+
+
+# ---------------------------------------------------------------------------------------------
+# tables
+# ---------------------------------------------------------------------------------------------
+def _paper(paper_table: str, **f) -> dict:
+    pv = paper_values("cf_feedback", paper_table=paper_table)
+    out = {}
+    for _, r in pv.iterrows():
+        out[tuple(str(r[k]) for k in f)] = r["value"]
+    return out
+
+
+def table_inconsistency(chains: pd.DataFrame, ns: Sequence[int] = (1, 2, 3, 5, 9)) -> pd.DataFrame:
+    pv = paper_values("cf_feedback", paper_table="Table 1")
+    rows = []
+    for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
+        dist = cf.chain_distances(g)
+        per_text = cf.per_text_inc_matrix(g)
+        for n in ns:
+            vals = per_text[:, min(n, per_text.shape[1]) - 1]
+            p = pv[(pv.dataset == d) & (pv.editor == e) & (pd.to_numeric(pv.step, errors="coerce") == n)]
+            rows.append({"dataset": d, "editor": e, "metric": f"inc@{n}", "ours": cf.inc_at_n(dist, n),
+                         "ours_std": float(np.nanstd(vals, ddof=1)) if np.sum(~np.isnan(vals)) > 1 else np.nan,
+                         "paper": float(p["value"].iloc[0]) if len(p) else np.nan,
+                         "n_texts": len(dist), "lower_is_better": True})
+    return pd.DataFrame(rows)
+
+
+def table_flip_rate(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFrame:
+    pv = paper_values("cf_feedback", paper_table="Table 2")
+    rows = []
+    for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
+        for n in ns:
+            p = pv[(pv.dataset == d) & (pv.editor == e) & (pd.to_numeric(pv.step, errors="coerce") == n)]
+            rows.append({"dataset": d, "editor": e, "metric": f"flip_rate@{n}", "ours": cf.flip_rate_at(g, n),
+                         "ours_std": np.nan, "paper": float(p["value"].iloc[0]) if len(p) else np.nan,
+                         "n_texts": g["text_id"].nunique(), "lower_is_better": False})
+    return pd.DataFrame(rows)
+
+
+def table_fluency(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFrame:
+    """Mean NLL and perplexity (base and in-domain LM) at steps ``ns``; paper's ppl-base/ppl-fine.
+
+    The paper's ``ppl-base`` values (4-9) look like mean NLL, its fine column like perplexity:
+    each of our rows says which quantity it is, and the paper value is put beside both.
+    """
+    pv = paper_values("cf_feedback", paper_table="Table 3")
+    rows = []
+    for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
+        for n in ns:
+            s = g[g["step"] == n]
+            for lm, pm in (("base", "ppl_base"), ("fine", "ppl_imdb" if d == "imdb" else "ppl_newsgroup")):
+                p = pv[(pv.dataset == d) & (pv.editor == e) & (pv.metric == pm)
+                       & (pd.to_numeric(pv.step, errors="coerce") == n)]
+                for q in ("nll", "ppl"):
+                    v = s[f"{q}_{lm}"].dropna()
+                    rows.append({"dataset": d, "editor": e, "lm": lm, "quantity": q, "step": n,
+                                 "ours": float(v.mean()) if len(v) else np.nan,
+                                 "ours_std": float(v.std(ddof=1)) if len(v) > 1 else np.nan,
+                                 "paper": float(p["value"].iloc[0]) if len(p) else np.nan,
+                                 "paper_metric": pm, "n_texts": len(v), "lower_is_better": True})
+    return pd.DataFrame(rows)
+
+
+def table_sample_size(chains: pd.DataFrame, sample_sizes: Sequence[int] = SAMPLE_SIZES) -> pd.DataFrame:
+    pv = paper_values("cf_feedback", paper_table=["Table 4", "Table 5"])
+    out = []
+    for d, gd in chains.groupby("dataset", sort=False):
+        mats = {e: cf.per_text_inc_matrix(g) for e, g in gd.groupby("editor")}
+        n_max = min(len(m) for m in mats.values())
+        sizes = [n for n in sample_sizes if n <= n_max] or [n_max]
+        t = cf.ttests(mats, sizes, steps=range(1, cf.N_STEPS))
+        t.insert(0, "dataset", d)
+        out.append(t)
+    t = pd.concat(out, ignore_index=True)
+    key = pv.assign(step=pv.step.astype(float).astype(int), sample_size=pv.sample_size.astype(float).astype(int))
+    key = key.groupby(["dataset", "editor", "comparison_editor", "sample_size", "step"])["value"].first()
+    t["paper"] = [key.get((r.dataset, r.editor, r.comparison_editor, r.sample_size, r.step), np.nan)
+                  for r in t.itertuples()]
+    t = t.rename(columns={"p_value": "ours"})
+    t["ours_std"] = np.nan
+    t["lower_is_better"] = True
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# figures
+# ---------------------------------------------------------------------------------------------
+def per_step_frame(chains: pd.DataFrame) -> pd.DataFrame:
+    """Long frame of per-step minimality, inconsistency, target probability, NLLs."""
+    rows = []
+    for (d, e, tid), g in chains[chains["step"] > 0].groupby(["dataset", "editor", "text_id"]):
+        g = g.sort_values("step")
+        inc = cf.inc_steps(g["minimality"].tolist())
+        for k, r in enumerate(g.itertuples()):
+            rows.append({"dataset": d, "editor": e, "text_id": tid, "step": r.step, "minimality": r.minimality,
+                         "inc": inc[k] if k < len(inc) else np.nan, "p_target": r.p_target,
+                         "n_tokens": r.n_tokens,
+                         "nll_base": getattr(r, "nll_base", np.nan), "nll_fine": getattr(r, "nll_fine", np.nan)})
+    return pd.DataFrame(rows)
+
+
+def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, str]], title: str):
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    sub = frame[frame["dataset"] == dataset]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.6), squeeze=False)
+    for ax, (col, label) in zip(axes[0], metrics):
+        data = sub.dropna(subset=[col])
+        if col == "inc":
+            data = data.assign(step=data["step"])  # inc at step k compares edits k and k+1
+        sns.boxplot(data=data, x="step", y=col, hue="editor", hue_order=list(EDITOR_ORDER), ax=ax,
+                    showfliers=False, linewidth=0.8)
+        ax.set_title(label)
+        ax.set_xlabel("feedback step")
+        ax.set_ylabel("")
+        if ax is not axes[0][-1]:
+            ax.get_legend().remove() if ax.get_legend() else None
+        else:
+            ax.legend(title="editor", bbox_to_anchor=(1.02, 1), loc="upper left")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_lengths(chains: pd.DataFrame):
+    """Figure 4: mean tokens of the edit vs tokens of its input (binned), per editor."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    rows = []
+    for (d, e, tid), g in chains.groupby(["dataset", "editor", "text_id"]):
+        g = g.sort_values("step")
+        n = g["n_tokens"].tolist()
+        rows += [{"dataset": d, "editor": e, "input_tokens": a, "output_tokens": b} for a, b in zip(n[:-1], n[1:])]
+    df = pd.DataFrame(rows)
+    df["input_bin"] = (df["input_tokens"] // 50) * 50
+    fig, axes = plt.subplots(1, df["dataset"].nunique(), figsize=(11, 3.8), squeeze=False)
+    for ax, (d, g) in zip(axes[0], df.groupby("dataset")):
+        sns.lineplot(data=g, x="input_bin", y="output_tokens", hue="editor", hue_order=list(EDITOR_ORDER),
+                     marker="o", ax=ax, errorbar=None)
+        lim = g["input_bin"].max() + 50
+        ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="output = input")
+        ax.set_title(f"{d}: tokens of the edit vs its input")
+        ax.set_xlabel("input tokens (bins of 50)")
+        ax.set_ylabel("mean output tokens")
+    fig.tight_layout()
+    return fig, df

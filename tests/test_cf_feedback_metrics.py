@@ -1,0 +1,133 @@
+"""Known-value tests for the counterfactual-feedback metrics (Filandrianos et al. 2023)."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench.evaluation import cf_feedback as cf
+
+
+def test_levenshtein_known_values():
+    assert cf.levenshtein("kitten", "sitting") == 3
+    assert cf.levenshtein([], ["a", "b"]) == 2
+    assert cf.levenshtein(["this", "movie", "was", "fantastic", "!"], ["this", "movie", "was", "awful", "!"]) == 1
+    # word level, unnormalised: deleting 3 of 5 words costs 3
+    assert cf.levenshtein("a b c d e".split(), "a e".split()) == 3
+
+
+def test_minimality_uses_spacy_tokens():
+    # spaCy splits "awful!" into two tokens and "n't" off "wasn't"
+    assert cf.minimality("This movie was fantastic!", "This movie was awful!") == 1
+    assert cf.minimality("It was good.", "It wasn't good.") == 1
+
+
+def test_inc_relu_and_steps():
+    # d = 2, 5, 1, 1, 4  -> relu(3), relu(-4), relu(0), relu(3)
+    np.testing.assert_allclose(cf.inc_steps([2, 5, 1, 1, 4]), [3, 0, 0, 3])
+    assert cf.inc_at_n_chain([2, 5, 1, 1, 4], 1) == 3
+    assert cf.inc_at_n_chain([2, 5, 1, 1, 4], 2) == 1.5
+    assert cf.inc_at_n_chain([2, 5, 1, 1, 4], 9) == 1.5  # mean over the 4 existing steps
+    assert math.isnan(cf.inc_at_n_chain([3], 1))        # one edit: no inconsistency step
+
+
+def test_inc_odd_even_pattern_and_early_ended_chains():
+    # an editor that needs 2 edits to leave the class and 6 to come back: inc on even steps only
+    chain = [2, 6, 2, 6, 2, 6, 2, 6, 2]
+    np.testing.assert_allclose(cf.inc_steps(chain), [4, 0, 4, 0, 4, 0, 4, 0])
+    short = [1, 3]  # ended after two edits: only step 1 exists (inc = 2)
+    t = cf.inc_table([chain, short])
+    assert t.loc[t.step == 1, "mean"].item() == 3.0 and t.loc[t.step == 1, "n"].item() == 2
+    assert t.loc[t.step == 2, "mean"].item() == 0.0 and t.loc[t.step == 2, "n"].item() == 1
+    # inc@2 = mean(3, 0); inc@9 = mean over steps 1-8 of the per-step means = (3+0+4+0+4+0+4+0)/8
+    assert cf.inc_at_n([chain, short], 2) == 1.5
+    assert cf.inc_at_n([chain, short], 9) == 15 / 8
+
+
+def test_flip_rate_counts_ended_chains_as_not_flipped():
+    assert cf.flip_rate([True, False, True, True]) == 0.75
+    assert cf.flip_rate([True, True], n_all=4) == 0.5
+    assert cf.METRICS["flip_rate"].lower_is_better is False
+    assert cf.METRICS["inc"].lower_is_better and cf.METRICS["minimality"].lower_is_better
+
+
+def test_selection_rule():
+    # candidates (pred, dist): the flipping ones are idx 1 (d=5) and 3 (d=2) -> 3
+    assert cf.select_candidate(0, [0, 1, 0, 1], [1, 5, 0, 2]) == 3
+    # nothing flips -> lowest minimality overall, first on ties
+    assert cf.select_candidate(0, [0, 0, 0], [4, 2, 2]) == 1
+    with pytest.raises(ValueError):
+        cf.select_candidate(0, [], [])
+
+
+class _Toy:
+    """Predictor: class 1 iff the text contains 'good'."""
+    n_classes = 2
+
+    def predict_proba(self, texts):
+        return np.array([[0.1, 0.9] if "good" in t.split() else [0.8, 0.2] for t in texts])
+
+
+class _SwapEditor:
+    """Swaps good<->bad; offers a long noisy candidate too; returns nothing for 'stop'."""
+    name = "swap"
+
+    def explain(self, texts, targets=None):
+        out = []
+        for t in texts:
+            if "stop" in t.split():
+                out.append([])
+                continue
+            sw = " ".join({"good": "bad", "bad": "good"}.get(w, w) for w in t.split())
+            out.append([t + " x y z", sw, t])
+        return out
+
+
+def test_run_chains_selection_flip_and_early_end():
+    split = str.split
+    ch = cf.run_chains(_SwapEditor(), cf.CountingPredictor(_Toy()), ["a good film", "stop here"], n_steps=3,
+                       tokenize=split)
+    a = ch[ch.text_id == 0]
+    assert a.text.tolist() == ["a good film", "a bad film", "a good film", "a bad film"]
+    assert a.minimality.tolist()[1:] == [1, 1, 1] and a.flipped.tolist()[1:] == [True, True, True]
+    assert (ch.text_id == 1).sum() == 1  # editor returned nothing at step 1: chain ended
+    assert cf.flip_rate_at(ch, 1) == 0.5
+    assert cf.chain_distances(ch) == [[1.0, 1.0, 1.0], []]
+
+
+def test_ttests_shape_and_identical_samples():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20, 8))
+    res = cf.ttests({"a": x, "b": x + 5.0}, sample_sizes=[10, 20], steps=[1, 2])
+    assert len(res) == 2 * 2 * 2
+    assert (res.p_value < 1e-6).all()
+    assert cf.per_text_inc_matrix(pd.DataFrame({"text_id": [0, 0, 0], "step": [0, 1, 2],
+                                                "minimality": [np.nan, 1, 4]}))[0, 0] == 3
+
+
+def _synthetic_chains():
+    rows = []
+    for e, dists in (("mice", [[2, 6, 2], [2, 2, 2]]), ("textfooler", [[1, 1, 1], [1, 1]])):
+        for tid, d in enumerate(dists):
+            rows.append({"dataset": "imdb", "editor": e, "text_id": tid, "step": 0, "minimality": np.nan,
+                         "flipped": np.nan, "n_tokens": 10, "p_target": np.nan})
+            for k, v in enumerate(d, 1):
+                rows.append({"dataset": "imdb", "editor": e, "text_id": tid, "step": k, "minimality": v,
+                             "flipped": k % 2 == 1, "n_tokens": 10, "p_target": 0.6})
+    return pd.DataFrame(rows)
+
+
+def test_result_tables_known_values():
+    from xaibench.evaluation import cf_feedback_runner as R
+
+    ch = _synthetic_chains()
+    t1 = R.table_inconsistency(ch, ns=(1, 2))
+    mice = t1[t1.editor == "mice"].set_index("metric")["ours"]
+    # mice steps: text0 inc = [4, 0], text1 inc = [0, 0] -> step means 2, 0 -> inc@1 = 2, inc@2 = 1
+    assert mice["inc@1"] == 2.0 and mice["inc@2"] == 1.0
+    assert t1.loc[(t1.editor == "mice") & (t1.metric == "inc@1"), "paper"].item() == 0.86
+    t2 = R.table_flip_rate(ch, ns=(1, 3))
+    tf = t2[t2.editor == "textfooler"].set_index("metric")["ours"]
+    assert tf["flip_rate@1"] == 1.0 and tf["flip_rate@3"] == 0.5  # text 1 ended after two edits
+    t45 = R.table_sample_size(ch, sample_sizes=(2,))
+    assert set(t45.columns) >= {"ours", "ours_std", "paper", "sample_size", "step"}

@@ -1,0 +1,36 @@
+"""The fluency LM loader and NLL on a tiny hand-built causal LM (uniform -> NLL = log V)."""
+import math
+
+import numpy as np
+
+
+def _tiny_lm(folder):
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(["<pad>", "<s>", "</s>", "<unk>", "the", "film", "was", "good", "bad"])}
+    t = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    t.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=t, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                  unk_token="<unk>")
+    cfg = LlamaConfig(vocab_size=len(vocab), hidden_size=8, intermediate_size=16, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2, tie_word_embeddings=False,
+                      bos_token_id=1, eos_token_id=2, pad_token_id=0)
+    model = LlamaForCausalLM(cfg)
+    with torch.no_grad():
+        model.lm_head.weight.zero_()  # every next-token distribution is uniform
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return len(vocab)
+
+
+def test_loader_and_uniform_lm_nll(tmp_path):
+    from xaibench.models.lm import load_causal_lm, sequence_nll
+
+    V = _tiny_lm(tmp_path)
+    model, tok = load_causal_lm(str(tmp_path))
+    nll, n_trunc = sequence_nll(["the film was good", "bad", ""], model, tok, max_tokens=4)
+    assert np.isclose(nll[0], math.log(V), atol=1e-5) and np.isclose(nll[1], math.log(V), atol=1e-5)
+    assert np.isnan(nll[2])  # nothing to predict
+    assert n_trunc == 1      # "<s> the film was good" has 5 tokens > 4
