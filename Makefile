@@ -119,6 +119,7 @@ $(REPORTS)/25_attribution_gt_saliency.ipynb: NB_PARAMS = -p seeds 0
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 
 # Counterfactuals of counterfactuals (notebooks 12, 22)
+$(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb: NB_PARAMS =
 .PHONY: cf-feedback
 cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
 

@@ -110,11 +110,11 @@ def test_counter_fitting_toy_vocabulary():
 @pytest.mark.skipif(not (wordnet_dir() / "data.adj").exists(), reason="needs Debian wordnet-base")
 def test_good_is_not_a_synonym_of_bad_after_counter_fitting():
     from xaibench.explainers.counterfactual.wordnet import load_wordnet
-    from xaibench.models.embeddings import _glove_matrix, glove_index
+    from xaibench.glove import glove_index, glove_matrix
 
     idx = glove_index()
     words = [w for w in sorted(idx, key=idx.get) if w.isalpha()][:3000]
-    raw = np.asarray(_glove_matrix()[[idx[w] for w in words]], dtype=np.float32)
+    raw = np.asarray(glove_matrix()[[idx[w] for w in words]], dtype=np.float32)
     wn = load_wordnet()
     pos = {w: k for k, w in enumerate(words)}
     syn = [(pos[a], pos[b]) for a, b in wn.synonyms if a in pos and b in pos and a < b]

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import paths
 from .base import Classifier
+from .registry import load_model
 
 DEFAULT_LOGREG = {"features": "bow", "ngram_max": 2, "max_features": 200_000, "C": 10.0}
 
@@ -44,7 +45,7 @@ def get_predictor(dataset: str, model: str = "logreg", seed: int = 42, max_train
 
     folder = predictor_dir(dataset, model, seed)
     if (folder / "config.json").exists() and not retrain:
-        return Classifier.load(folder, cache=cache)
+        return load_model(folder, cache=cache)
     df = load_cf_dataset(dataset)
     train = df[df["split"] == "train"]
     if max_train is not None and len(train) > max_train:

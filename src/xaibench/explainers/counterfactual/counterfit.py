@@ -94,7 +94,7 @@ class WordVectors:
 def counterfitted_glove(n_words: int = 30000, epochs: int = 20) -> WordVectors:
     """Counter-fitted GloVe 6B-50d for the ``n_words`` most frequent alphabetic words (cached)."""
     from ... import io, paths
-    from ...models.embeddings import _glove_matrix, glove_index
+    from ...glove import glove_index, glove_matrix
     from .wordnet import load_wordnet
 
     key = hashlib.sha1(f"glove50|{n_words}|{epochs}|wn3.0|v2".encode()).hexdigest()[:12]
@@ -104,7 +104,7 @@ def counterfitted_glove(n_words: int = 30000, epochs: int = 20) -> WordVectors:
         z = np.load(path, allow_pickle=False)
         return WordVectors(z["words"].tolist(), z["vectors"])
     words = [w for w in sorted(idx, key=idx.get) if w.isalpha()][:n_words]
-    mat = _glove_matrix()
+    mat = glove_matrix()
     vecs = np.asarray(mat[[idx[w] for w in words]], dtype=np.float32)
     wn = load_wordnet()
     pos = {w: i for i, w in enumerate(words)}
