@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import VocabTorchClassifier
-from .embeddings import Vocab, glove_vectors
+from .embeddings import Vocab, embedding_layer, glove_vectors
 from .lstm import LSTMAttentionClassifier
 
 
@@ -34,10 +34,7 @@ def _build_module(vocab_size: int, emb: np.ndarray | None, hidden: int, n_classe
     class Module(nn.Module):
         def __init__(self):
             super().__init__()
-            self.embedding = nn.Embedding(vocab_size, 50, padding_idx=0)
-            if emb is not None:
-                self.embedding.weight.data.copy_(torch.as_tensor(emb))
-            self.embedding.weight.requires_grad = not freeze
+            self.embedding = embedding_layer(vocab_size, emb, 50, freeze=freeze)
             self.lstm = nn.LSTM(50, hidden, batch_first=True, bidirectional=True)
             self.attn1 = nn.Linear(2 * hidden, hidden)
             self.attn2 = nn.Linear(hidden, 1, bias=False)

@@ -32,3 +32,16 @@ class Vocab:
 
     def encode(self, tokens: Sequence[str]) -> list[int]:
         return [self.stoi.get(t, 1) for t in tokens]
+
+
+def embedding_layer(vocab_size: int, emb: "np.ndarray | None", dim: int = 50, freeze: bool = False):
+    """``nn.Embedding`` of ``vocab_size`` x ``dim`` (id 0 = padding), initialised from ``emb``
+    (e.g. :func:`glove_vectors`) when given, frozen when ``freeze``."""
+    import torch
+    from torch import nn
+
+    layer = nn.Embedding(vocab_size, dim, padding_idx=0)
+    if emb is not None:
+        layer.weight.data.copy_(torch.as_tensor(emb))
+    layer.weight.requires_grad = not freeze
+    return layer

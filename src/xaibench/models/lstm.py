@@ -17,7 +17,7 @@ import numpy as np
 from ..device import place
 from ..text import word_tokenize
 from .base import VocabTorchClassifier
-from .embeddings import Vocab, glove_vectors
+from .embeddings import Vocab, embedding_layer, glove_vectors
 from .training import TrainConfig, train_loop
 
 
@@ -38,9 +38,7 @@ def _build_module(vocab_size: int, emb: np.ndarray | None, hidden: int, n_classe
     class Module(nn.Module):
         def __init__(self):
             super().__init__()
-            self.embedding = nn.Embedding(vocab_size, 50, padding_idx=0)
-            if emb is not None:
-                self.embedding.weight.data.copy_(torch.as_tensor(emb))
+            self.embedding = embedding_layer(vocab_size, emb, 50)
             self.lstm = nn.LSTM(50, hidden, batch_first=True)
             self.head = Head()
 
