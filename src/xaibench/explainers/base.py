@@ -5,14 +5,19 @@ need no training data) and then explains batches (``explain(batch) -> list``).  
 explanation *is* depends on the family, and each family declares its output type so that every
 protocol can check what it can score:
 
-* :class:`LocalExplainer` -> :class:`Attribution` (per-token relevance, optional n-gram relevance)
-  for a target class; consumed by the human-grounded tasks, erasure metrics and ground-truth
-  attribution protocols.
-* :class:`ConceptExplainer` -> ICaCE estimates (an effect vector over classes) for
-  (text, concept, c, c') queries; consumed by the CEBaB protocol.
+* :class:`LocalExplainer` (``output = "attribution"``) -> one :class:`Attribution` per text (per-token
+  relevance, optional n-gram relevance, and whether the model read the whole text) for a target
+  class; consumed by the human-grounded tasks (:mod:`xaibench.evaluation.human_grounded`) and the
+  ground-truth attribution protocol (:mod:`xaibench.evaluation.attribution_gt`).  The feature-level
+  explainers of Ge et al. (:mod:`xaibench.explainers.feature`) return attributions over a fixed set of
+  features and are scored by :mod:`xaibench.evaluation.counterfactual_faithfulness`.
+* :class:`ConceptExplainer` (``output = "concept_effect"``) -> ICaCE estimates (an effect vector over
+  classes) for (text, concept, c, c') queries; consumed by the CEBaB protocol.
+* :class:`CounterfactualExplainer` (``output = "counterfactual"``) -> candidate edited texts per text;
+  consumed by the counterfactual-feedback protocol (:mod:`xaibench.evaluation.cf_feedback`).
 
-Protocols ask ``explainer.output`` (``"attribution"`` / ``"concept_effect"``) to decide whether
-they apply.
+Protocols ask :func:`applicable` (which reads ``explainer.output``) to decide whether they apply,
+so a new explainer is scored by every protocol that applies to it without editing the protocol.
 """
 from __future__ import annotations
 
@@ -63,14 +68,6 @@ class Attribution:
         self.scores = np.asarray(self.scores, dtype=np.float64)
         if self.scores.shape != (len(self.tokens),):
             raise ValueError(f"scores has shape {self.scores.shape} but there are {len(self.tokens)} tokens")
-
-    def top_fragments(self, m: int, positive: bool = True) -> list[tuple[int, int, float]]:
-        """Top-``m`` fragments by relevance (n-grams when given, else single tokens)."""
-        frags = self.ngrams or [(i, i + 1, float(s)) for i, s in enumerate(self.scores)]
-        sign = 1.0 if positive else -1.0
-        cand = [f for f in frags if sign * f[2] > 0]
-        cand.sort(key=lambda f: -sign * f[2])
-        return cand[:m]
 
 
 class LocalExplainer(Explainer):
