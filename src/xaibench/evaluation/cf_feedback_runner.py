@@ -215,7 +215,8 @@ def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, s
             ax.get_legend().remove() if ax.get_legend() else None
         else:
             ax.legend(title="editor", bbox_to_anchor=(1.02, 1), loc="upper left")
-    fig.suptitle(title)
+    n = int(sub.groupby("editor")["text_id"].nunique().max()) if "text_id" in sub.columns and len(sub) else 0
+    fig.suptitle(f"{title} ({n} texts per editor)" if n else title)
     fig.tight_layout()
     return fig
 
@@ -231,6 +232,7 @@ def plot_lengths(chains: pd.DataFrame):
         n = g["n_tokens"].tolist()
         rows += [{"dataset": d, "editor": e, "input_tokens": a, "output_tokens": b} for a, b in zip(n[:-1], n[1:])]
     df = pd.DataFrame(rows)
+    g_n = chains.groupby(["dataset", "editor"])["text_id"].nunique().groupby("dataset").max().to_dict()
     df["input_bin"] = (df["input_tokens"] // 50) * 50
     fig, axes = plt.subplots(1, df["dataset"].nunique(), figsize=(11, 3.8), squeeze=False)
     for ax, (d, g) in zip(axes[0], df.groupby("dataset")):
@@ -238,7 +240,7 @@ def plot_lengths(chains: pd.DataFrame):
                      marker="o", ax=ax, errorbar=None)
         lim = g["input_bin"].max() + 50
         ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="output = input")
-        ax.set_title(f"{d}: tokens of the edit vs its input")
+        ax.set_title(f"{d}: tokens of the edit vs its input ({g_n[d]} texts per editor)")
         ax.set_xlabel("input tokens (bins of 50)")
         ax.set_ylabel("mean output tokens")
     fig.tight_layout()
