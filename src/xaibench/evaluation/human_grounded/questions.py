@@ -18,6 +18,17 @@ def _frag_texts(frags) -> list[str]:
     return [f.text for f in frags if f.text.strip()]
 
 
+def _skip(report: "BuildReport | None", task: int, dataset: str, method: str, example_id: str, reason: str) -> None:
+    """Record an example that yields no question (when a report is kept)."""
+    if report is not None:
+        report.skipped.append({"task": f"task_{task}", "dataset": dataset, "method": method,
+                               "example_id": example_id, "reason": reason})
+
+
+def _question_id(dataset: str, task: int, method: str, example_id: str) -> str:
+    return f"{dataset}-t{task}-{method}-{example_id.split(':')[1]}"
+
+
 @dataclass
 class BuildReport:
     """What was generated and what had to be skipped (an explanation without evidence)."""
@@ -45,13 +56,11 @@ def build_task1(dataset: str, pool: pd.DataFrame, sel: pd.DataFrame, expl_well: 
             ew = _frag_texts(evidence(expl_well[method][ex.text], m))
             es = _frag_texts(evidence(expl_worse[method][ex.text], m))
             if not ew and not es:
-                if report is not None:
-                    report.skipped.append({"task": "task_1", "dataset": dataset, "method": method,
-                                           "example_id": ex.example_id, "reason": "no evidence from either model"})
+                _skip(report, 1, dataset, method, ex.example_id, "no evidence from either model")
                 continue
             well_is_a = bool(flip)
             qs.append(Question(
-                question_id=f"{dataset}-t1-{method}-{ex.example_id.split(':')[1]}", task=1, dataset=dataset,
+                question_id=_question_id(dataset, 1, method, ex.example_id), task=1, dataset=dataset,
                 method=method, model_correct=bool(row.correct), key="A" if well_is_a else "B",
                 class_names=spec.class_names, predicted_class=spec.class_names[int(row.predicted)],
                 evidence_a=tuple(ew if well_is_a else es), evidence_b=tuple(es if well_is_a else ew),
@@ -73,12 +82,10 @@ def build_task2(dataset: str, pool: pd.DataFrame, sel: pd.DataFrame, expl: Mappi
             ex = pool.iloc[int(row.pos)]
             ev = _frag_texts(evidence(expl[method][ex.text], m))
             if not ev:
-                if report is not None:
-                    report.skipped.append({"task": "task_2", "dataset": dataset, "method": method,
-                                           "example_id": ex.example_id, "reason": "no evidence"})
+                _skip(report, 2, dataset, method, ex.example_id, "no evidence")
                 continue
             qs.append(Question(
-                question_id=f"{dataset}-t2-{method}-{ex.example_id.split(':')[1]}", task=2, dataset=dataset,
+                question_id=_question_id(dataset, 2, method, ex.example_id), task=2, dataset=dataset,
                 method=method, model_correct=bool(row.correct), key=spec.class_names[int(row.predicted)],
                 class_names=spec.class_names, evidence=tuple(ev),
                 meta={"example_id": ex.example_id, "true_class": spec.class_names[int(ex.label)],
@@ -101,12 +108,10 @@ def build_task3(dataset: str, pool: pd.DataFrame, sel: pd.DataFrame, expl: Mappi
             attr = expl[method][ex.text]
             ev, ce = _frag_texts(evidence(attr, m)), _frag_texts(counter_evidence(attr, m))
             if not ev:
-                if report is not None:
-                    report.skipped.append({"task": "task_3", "dataset": dataset, "method": method,
-                                           "example_id": ex.example_id, "reason": "no evidence"})
+                _skip(report, 3, dataset, method, ex.example_id, "no evidence")
                 continue
             qs.append(Question(
-                question_id=f"{dataset}-t3-{method}-{ex.example_id.split(':')[1]}", task=3, dataset=dataset,
+                question_id=_question_id(dataset, 3, method, ex.example_id), task=3, dataset=dataset,
                 method=method, model_correct=bool(row.correct), key=spec.class_names[int(ex.label)],
                 class_names=spec.class_names, predicted_class=spec.class_names[int(row.predicted)],
                 predicted_probability=round(float(proba[int(row.pos)].max()), 2),

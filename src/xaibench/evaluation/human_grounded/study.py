@@ -57,7 +57,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from ... import io
 
@@ -201,22 +201,33 @@ def _str_list(value: Any, where: str, name: str, allow_empty: bool = False) -> t
     return tuple(value)
 
 
+def _check_fields(d: dict, allowed: set[str], required: Sequence[str], where: str) -> None:
+    """No field outside ``allowed``, every ``required`` one present."""
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        raise StudyError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(allowed)}")
+    for name in required:
+        if name not in d:
+            raise StudyError(f"{where}: missing required field {name!r}")
+
+
+def _check_id(d: dict, name: str, where: str) -> str:
+    """``d[name]`` as a valid identifier (it names files and table rows)."""
+    value = d[name]
+    if not isinstance(value, str) or not _ID_RE.match(value):
+        raise StudyError(f"{where}: {name} must be 1-128 characters of letters, digits, "
+                         f"'.', '_' or '-' (starting with a letter or digit), got {value!r}")
+    return value
+
+
 def _question_from_json(d: Any, index: int) -> Question:
     where = f"question #{index}"
     if not isinstance(d, dict):
         raise StudyError(f"{where}: must be a JSON object, got {type(d).__name__}")
     if isinstance(d.get("question_id"), str):
         where = f"question #{index} ({d['question_id']!r})"
-    unknown = sorted(set(d) - _Q_FIELDS)
-    if unknown:
-        raise StudyError(f"{where}: unknown field(s) {unknown}; allowed: {sorted(_Q_FIELDS)}")
-    for name in ("question_id", "task", "dataset", "method", "model_correct", "key"):
-        if name not in d:
-            raise StudyError(f"{where}: missing required field {name!r}")
-    qid = d["question_id"]
-    if not isinstance(qid, str) or not _ID_RE.match(qid):
-        raise StudyError(f"{where}: question_id must be 1-128 characters of letters, digits, "
-                         f"'.', '_' or '-' (starting with a letter or digit), got {qid!r}")
+    _check_fields(d, _Q_FIELDS, ("question_id", "task", "dataset", "method", "model_correct", "key"), where)
+    qid = _check_id(d, "question_id", where)
     task = d["task"]
     if isinstance(task, bool) or task not in TASKS:
         raise StudyError(f"{where}: task must be 1, 2 or 3, got {task!r}")
@@ -280,16 +291,8 @@ def study_from_json(d: Any) -> Study:
     """Build and validate a :class:`Study` from parsed JSON (raises :class:`StudyError`)."""
     if not isinstance(d, dict):
         raise StudyError(f"a study must be a JSON object, got {type(d).__name__}")
-    unknown = sorted(set(d) - _STUDY_FIELDS)
-    if unknown:
-        raise StudyError(f"study: unknown field(s) {unknown}; allowed: {sorted(_STUDY_FIELDS)}")
-    for name in ("study_id", "seed", "questions"):
-        if name not in d:
-            raise StudyError(f"study: missing required field {name!r}")
-    sid = d["study_id"]
-    if not isinstance(sid, str) or not _ID_RE.match(sid):
-        raise StudyError(f"study_id must be 1-128 characters of letters, digits, '.', '_' or '-', "
-                         f"got {sid!r}")
+    _check_fields(d, _STUDY_FIELDS, ("study_id", "seed", "questions"), "study")
+    sid = _check_id(d, "study_id", "study")
     seed = d["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise StudyError(f"seed must be an integer, got {seed!r}")
