@@ -54,3 +54,32 @@ def test_rationale_reaches_target_rate_on_toy_task(mode):
     ev = m.evaluate(texts[200:], y[200:])
     assert abs(ev["rate"] - 0.2) <= 0.05, m.history
     assert ev["acc"] >= 0.9, m.history
+
+
+def test_attention_training_matches_the_authors_protocol():
+    """Frozen embeddings keep their values, training stops at the FIRST epoch whose validation
+    accuracy reaches ``stop_acc`` (else runs to the cap), the epoch probe is recorded every epoch,
+    and padding never receives attention (a review scores the same alone and beside a longer one)."""
+    import torch
+
+    from xaibench.models.attention_bilstm import AttentionBiLSTMClassifier
+
+    texts, y, _ = _toy(80, 6, 1, 1)
+    calls = []
+    m = AttentionBiLSTMClassifier(hidden=4, max_epochs=3, batch_size=40, cache=False, stop_acc=0.0)
+    m.epoch_probe = lambda model: calls.append(1) or {"probe": float(len(calls))}
+    m.fit(texts[:60], y[:60], texts[60:], y[60:])
+    assert [e["probe"] for e in m.history["epochs"]] == [1.0]  # 0.0 is reached by the first epoch
+    m2 = AttentionBiLSTMClassifier(hidden=4, max_epochs=3, batch_size=40, cache=False, stop_acc=1.01)
+    m2.fit(texts[:60], y[:60], texts[60:], y[60:])
+    assert len(m2.history["epochs"]) == 3 and not m2.history["stopped_at_target"]
+    from xaibench.models.embeddings import glove_vectors
+
+    before, _ = glove_vectors(m2.vocab.itos, seed=m2.seed)
+    assert np.allclose(m2.module.embedding.weight.detach().numpy(), before)  # frozen: unchanged
+    short, long_ = "the beer head", " ".join(["nice foam"] * 20)
+    alone = m2.attention_weights([short])[0]
+    ids, mask = m2.encode([short, long_])
+    with torch.inference_mode():
+        a, _ = m2.module.attention(ids, mask)
+    assert np.allclose(a[0, :3].numpy(), alone, atol=1e-6) and float(a[0, 3:].abs().sum()) == 0.0
