@@ -35,7 +35,8 @@ class TextConfig:
     hidden: int = 64
     max_epochs: int = 15
     explainers: tuple[str, ...] = EXPLAINERS
-    n_explain: int = 60
+    n_explain: int = 40
+    explain_kinds: tuple[str, ...] = ("article",)  # datasets whose first-run model the explainers are applied to
     n_probe: int = 300     # validation reviews scored after every epoch (attention Attr% during training)
     explainer_kwargs: dict = field(default_factory=lambda: {"lime": {"num_samples": 300},
                                                             "shap": {"max_evals": 200},
@@ -45,7 +46,7 @@ class TextConfig:
     rationale_kinds: tuple[str, ...] = ("article", "cn", "nc")
     rationale_cn_rate: float = 0.1
     rationale_hidden: int = 32
-    rationale_epochs: int = 6
+    rationale_epochs: int = 5
     rationale_seed: int = 0
 
     @classmethod
@@ -87,7 +88,7 @@ def run_attention(df: pd.DataFrame, cfg: TextConfig) -> tuple[pd.DataFrame, dict
                 m.save(attention_model_dir(kind, seed))
                 keep[kind] = {"model": m, "dataset": ds, "attention": att}
                 idx = list(range(min(cfg.n_explain, len(ds.test))))
-                for name in cfg.explainers:
+                for name in cfg.explainers if kind in cfg.explain_kinds else ():
                     exp = make_explainer(name, **cfg.explainer_kwargs.get(name, {})).fit(m)
                     t0 = time.time()
                     sh = te.explainer_attr(exp, ds.test, idx)
