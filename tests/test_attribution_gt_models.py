@@ -83,3 +83,17 @@ def test_attention_training_matches_the_authors_protocol():
     with torch.inference_mode():
         a, _ = m2.module.attention(ids, mask)
     assert np.allclose(a[0, :3].numpy(), alone, atol=1e-6) and float(a[0, 3:].abs().sum()) == 0.0
+
+
+@pytest.mark.slow  # ~30 s on a shared 2-core machine
+def test_bench_attribution_gt_rows_cover_every_model_and_method():
+    from xaibench.evaluation.attribution_gt.bench import bench_attribution_gt
+    from xaibench.evaluation.attribution_gt.image_runner import ImageConfig
+    from xaibench.evaluation.attribution_gt.text_runner import TextConfig
+
+    df = bench_attribution_gt(n_explain=2, rationale_epochs=1, profile="quick")
+    text, image = df[df.domain == "text"], df[df.domain == "image"]
+    assert set(text.method) == {"training", "attention", *TextConfig.for_profile("quick").explainers}
+    assert set(text[text.method == "training"].model) == {"attention_bilstm", "rationale_rl", "rationale_cr"}
+    assert set(image.method) == {"training", *ImageConfig.for_profile("quick").methods}
+    assert (df.seconds >= 0).all() and df[["cpus", "torch_threads", "load_avg_1min"]].notna().all().all()
