@@ -54,3 +54,46 @@ def test_rationale_reaches_target_rate_on_toy_task(mode):
     ev = m.evaluate(texts[200:], y[200:])
     assert abs(ev["rate"] - 0.2) <= 0.05, m.history
     assert ev["acc"] >= 0.9, m.history
+
+
+def test_attention_training_matches_the_authors_protocol():
+    """Frozen embeddings keep their values, training stops at the FIRST epoch whose validation
+    accuracy reaches ``stop_acc`` (else runs to the cap), the epoch probe is recorded every epoch,
+    and padding never receives attention (a review scores the same alone and beside a longer one)."""
+    import torch
+
+    from xaibench.models.attention_bilstm import AttentionBiLSTMClassifier
+
+    texts, y, _ = _toy(80, 6, 1, 1)
+    calls = []
+    m = AttentionBiLSTMClassifier(hidden=4, max_epochs=3, batch_size=40, cache=False, stop_acc=0.0)
+    m.epoch_probe = lambda model: calls.append(1) or {"probe": float(len(calls))}
+    m.fit(texts[:60], y[:60], texts[60:], y[60:])
+    assert [e["probe"] for e in m.history["epochs"]] == [1.0]  # 0.0 is reached by the first epoch
+    m2 = AttentionBiLSTMClassifier(hidden=4, max_epochs=3, batch_size=40, cache=False, stop_acc=1.01)
+    m2.fit(texts[:60], y[:60], texts[60:], y[60:])
+    assert len(m2.history["epochs"]) == 3 and not m2.history["stopped_at_target"]
+    from xaibench.models.embeddings import glove_vectors
+
+    before, _ = glove_vectors(m2.vocab.itos, seed=m2.seed)
+    assert np.allclose(m2.module.embedding.weight.detach().numpy(), before)  # frozen: unchanged
+    short, long_ = "the beer head", " ".join(["nice foam"] * 20)
+    alone = m2.attention_weights([short])[0]
+    ids, mask = m2.encode([short, long_])
+    with torch.inference_mode():
+        a, _ = m2.module.attention(ids, mask)
+    assert np.allclose(a[0, :3].numpy(), alone, atol=1e-6) and float(a[0, 3:].abs().sum()) == 0.0
+
+
+@pytest.mark.slow  # ~30 s on a shared 2-core machine
+def test_bench_attribution_gt_rows_cover_every_model_and_method():
+    from xaibench.evaluation.attribution_gt.bench import bench_attribution_gt
+    from xaibench.evaluation.attribution_gt.image_runner import ImageConfig
+    from xaibench.evaluation.attribution_gt.text_runner import TextConfig
+
+    df = bench_attribution_gt(n_explain=2, rationale_epochs=1, profile="quick")
+    text, image = df[df.domain == "text"], df[df.domain == "image"]
+    assert set(text.method) == {"training", "attention", *TextConfig.for_profile("quick").explainers}
+    assert set(text[text.method == "training"].model) == {"attention_bilstm", "rationale_rl", "rationale_cr"}
+    assert set(image.method) == {"training", *ImageConfig.for_profile("quick").methods}
+    assert (df.seconds >= 0).all() and df[["cpus", "torch_threads", "load_avg_1min"]].notna().all().all()

@@ -430,3 +430,65 @@ def test_leftovers_of_killed_fetches_are_removed(env, capsys):
     (raw / "rt-polarity" / fetch.MARKER).unlink()
     rep = fetch.fetch_raw("rt-polarity")
     assert rep.action == "fetched" and [p.name for p in rep.cleaned] == [".sst2.x.tmp"]
+
+
+# ------------------------------------------------------------------------------------------
+# birds (CUB subset, SOURCES.md section 10): one tarball, extracted without its "birds/" folder
+# ------------------------------------------------------------------------------------------
+needs_birds = pytest.mark.skipif(
+    REAL_MIRROR is None or not (REAL_MIRROR / "birds" / "birds.tar.gz").exists(),
+    reason="the data mirror holds no birds/birds.tar.gz",
+)
+
+
+@needs_birds
+def test_birds_tarball_is_verified_and_extracted_per_class(env):
+    """The mirror tarball lands as data/raw/birds/<Class>/*.jpg (5,902 JPEGs in 100 folders) with a
+    manifest, and the image loader reads the classes from there."""
+    from xaibench.data.birds import load_classes
+
+    _, mirror = env
+    copy_to_mirror(mirror, "birds/birds.tar.gz")
+    dest = ensure_raw("birds")
+    assert dest == paths.raw_dir() / "birds"
+    classes = sorted(p.name for p in dest.iterdir() if p.is_dir())
+    assert len(classes) == 100 and "Cedar_Waxwing" in classes and "birds" not in classes
+    manifest = (dest / fetch.MANIFEST).read_text().splitlines()
+    assert len(manifest) == 5902 and all(line.endswith(".jpg") for line in manifest)
+    assert json.loads((dest / fetch.MARKER).read_text())["source"].startswith("mirror")
+    assert is_complete("birds", verify=True)
+    imgs = load_classes(["Le_Conte_Sparrow"])["Le_Conte_Sparrow"]
+    assert len(imgs) == 59 and imgs[0].shape == (227, 227, 3)
+
+
+def test_birds_download_strips_githubs_archive_folders(env, monkeypatch):
+    """Without a mirror the pinned GitHub archive is unpacked from its bird_dataset/images/ folder."""
+    monkeypatch.setenv("XAIBENCH_DATA_MIRROR", "")
+    spec = fetch.raw_spec("birds")
+    (dl,) = spec.upstream
+    counts = {ex.path: ex.files for ex in spec.expect}
+    buf = _io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        members = [("README.md", b"exercises")]
+        members += [(f"{dl.strip}{c}/{i:04d}.jpg", b"jpeg%d" % i) for c, n in counts.items() for i in range(n)]
+        members += [(f"{dl.strip}Blue_Jay/0000.jpg", b"another class")]
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, _io.BytesIO(data))
+    monkeypatch.setattr(fetch, "_download", lambda url, dest, timeout=None: Path(dest).write_bytes(buf.getvalue()))
+    dest = ensure_raw("birds")
+    assert "README.md" not in os.listdir(dest)
+    assert (dest / "Blue_Jay" / "0000.jpg").read_bytes() == b"another class"
+    assert len(list((dest / "Le_Conte_Sparrow").glob("*.jpg"))) == 59
+    # an archive that lacks images of a class the experiments use is rejected
+    (dest / fetch.MARKER).unlink()
+    short = _io.BytesIO()
+    with tarfile.open(fileobj=short, mode="w:gz") as tf:
+        for name, data in members[:-10]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, _io.BytesIO(data))
+    monkeypatch.setattr(fetch, "_download", lambda url, dest, timeout=None: Path(dest).write_bytes(short.getvalue()))
+    with pytest.raises(DataError, match="holds 49 files, expected 58"):
+        fetch.fetch_raw("birds", force=True)

@@ -91,6 +91,7 @@ class MirrorFile:
 
     relpath: str
     unpack: bool = False  # archive to extract into data/raw/<name>/; else copied under its basename
+    strip: str = ""  # leading folder of archive members to drop ("birds/")
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,10 @@ def _gh(repo: str, commit: str, path: str) -> str:
 _SST2 = ("brunnurs/binary-classification-bert", "35e1628db50472679176dd31b992534a3866a86e")
 _BEER = ("printfoo/factcheck-acl2021", "d941c012f9c5d36630df6394b1a221f6aa2aeeff")
 _UCI_ADULT = "https://archive.ics.uci.edu/ml/machine-learning-databases/adult"
+_BIRDS = ("serizba/vision", "16a8a47ea88abb31d9b61b81dbbe09347bf72385")
+#: the eight CUB species the attribution ground-truth experiments use, with their image counts
+_BIRD_CLASSES = {"Bohemian_Waxwing": 60, "Cedar_Waxwing": 60, "Eared_Grebe": 60, "Horned_Grebe": 60,
+                 "Henslow_Sparrow": 60, "Le_Conte_Sparrow": 59, "Indigo_Bunting": 60, "Lazuli_Bunting": 58}
 
 RAW_SPECS: dict[str, RawSpec] = {
     "cebab": RawSpec(
@@ -274,6 +279,18 @@ RAW_SPECS: dict[str, RawSpec] = {
         ),
         expect=(Expect("train.tsv", lines=12009), Expect("dev.tsv", lines=1373), Expect("test.tsv", lines=1699)),
         note="BeerAdvocate appearance aspect (Lei et al. 2016 files, cleaned single-aspect version).",
+    ),
+    "birds": RawSpec(
+        name="birds",
+        mirror_folder="birds",
+        mirror=(MirrorFile("birds/birds.tar.gz", unpack=True, strip="birds/"),),
+        upstream=(
+            # GitHub's archive of the pinned commit (not byte-stable, so no digest; the layout is checked)
+            Download(f"https://codeload.github.com/{_BIRDS[0]}/tar.gz/{_BIRDS[1]}", unpack=True,
+                     strip=f"vision-{_BIRDS[1]}/ex03/task2/bird_dataset/images/"),
+        ),
+        expect=tuple(Expect(c, files=n) for c, n in _BIRD_CLASSES.items()),
+        note="CUB-200-2011 photographs, 100-species subset at 227x227 (SOURCES.md section 10), one folder per class.",
     ),
     "sst2": RawSpec(
         name="sst2",
@@ -584,7 +601,7 @@ def _from_mirror(spec: RawSpec, mirror: Path, tmp: Path) -> dict[str, str]:
                     f"checksum mismatch for {src}: sha256 {actual}, expected {expected} -- the archive "
                     f"is truncated, corrupt or a different version. Fix: {fix_mirror}."
                 )
-            copied.update(_unpack(src, tmp, label=str(src), fix=fix_mirror))
+            copied.update(_unpack(src, tmp, strip=mf.strip, label=str(src), fix=fix_mirror))
         else:
             out = tmp / PurePosixPath(mf.relpath).name
             shutil.copyfile(src, out)

@@ -76,6 +76,9 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
         self.max_length, self.max_vocab = max_length, max_vocab
         self.vocab: Vocab | None = None
         self.module = None
+        #: optional ``callable(model) -> dict`` evaluated after every epoch; its items are added to
+        #: that epoch's ``history["epochs"]`` row (e.g. attention Attr% during training)
+        self.epoch_probe = None
 
     def config(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("hidden", "lr", "weight_decay", "max_epochs", "batch_size",
@@ -142,6 +145,8 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
             self._fingerprint = None
             acc = self.accuracy(dev_texts, dev_labels)
             hist["epochs"].append({"epoch": epoch + 1, "dev_acc": acc, "seconds": time.time() - t0})
+            if self.epoch_probe is not None:
+                hist["epochs"][-1].update(self.epoch_probe(self))
             if acc >= self.stop_acc:
                 break
         hist["stopped_at_target"] = bool(hist["epochs"][-1]["dev_acc"] >= self.stop_acc)

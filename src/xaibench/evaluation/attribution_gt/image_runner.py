@@ -183,10 +183,10 @@ def run_one(images: dict, pair: tuple[str, str], manip: Manipulation, r: float, 
 
 @dataclass
 class ImagePlan:
-    er_runs_per_kind: int = 1                      # Figs. 5-6 (paper: 20 per manipulation)
-    visibility_levels: tuple[int, ...] = (0, 4)     # indices into VISIBILITY (Fig. 7; paper: 5 levels x 4 groups)
-    r_values: tuple[float, ...] = (0.5, 1.0)        # Fig. 8 (paper: 0.5 ... 1.0, 4 pairs)
-    r_kinds: tuple[str, ...] = ("watermark",)
+    er_runs_per_kind: int = 4                      # Figs. 5-6 (paper: 20 per manipulation)
+    visibility_levels: tuple[int, ...] = (0, 1, 2, 3, 4)  # indices into VISIBILITY (Fig. 7; paper: 5 levels x 4 groups)
+    r_values: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # Fig. 8 (paper: the same, 4 pairs)
+    r_kinds: tuple[str, ...] = ("noise", "watermark")  # Fig. 8 (paper: all five)
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
 
     @classmethod

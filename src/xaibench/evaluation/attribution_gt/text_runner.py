@@ -8,6 +8,7 @@ without retraining.
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -34,7 +35,9 @@ class TextConfig:
     hidden: int = 64
     max_epochs: int = 15
     explainers: tuple[str, ...] = EXPLAINERS
-    n_explain: int = 60
+    n_explain: int = 40
+    explain_kinds: tuple[str, ...] = ("article",)  # datasets whose first-run model the explainers are applied to
+    n_probe: int = 300     # validation reviews scored after every epoch (attention Attr% during training)
     explainer_kwargs: dict = field(default_factory=lambda: {"lime": {"num_samples": 300},
                                                             "shap": {"max_evals": 200},
                                                             "integrated_gradients": {"n_steps": 20}})
@@ -43,14 +46,14 @@ class TextConfig:
     rationale_kinds: tuple[str, ...] = ("article", "cn", "nc")
     rationale_cn_rate: float = 0.1
     rationale_hidden: int = 32
-    rationale_epochs: int = 8
+    rationale_epochs: int = 5
     rationale_seed: int = 0
 
     @classmethod
     def for_profile(cls, profile: str) -> "TextConfig":
         if profile == "quick":
             return cls(name="quick", n_train=200, n_val=60, n_test=60, seeds=(0,), hidden=16, max_epochs=1,
-                       n_explain=3, explainer_kwargs={"lime": {"num_samples": 20}, "shap": {"max_evals": 20},
+                       n_explain=3, n_probe=20, explainer_kwargs={"lime": {"num_samples": 20}, "shap": {"max_evals": 20},
                                                       "integrated_gradients": {"n_steps": 4}},
                        rationale_rates=(0.1,), rationale_kinds=("article",), rationale_hidden=8,
                        rationale_epochs=1)
@@ -71,10 +74,12 @@ def run_attention(df: pd.DataFrame, cfg: TextConfig) -> tuple[pd.DataFrame, dict
         for seed in cfg.seeds:
             ds = article_dataset(df, kind, seed, cfg)
             m = AttentionBiLSTMClassifier(hidden=cfg.hidden, max_epochs=cfg.max_epochs, seed=seed, cache=False)
+            m.epoch_probe = attention_probe(ds.val, cfg.n_probe)
             m.fit(ds.train.texts, ds.train.labels, ds.val.texts, ds.val.labels)
             acc = m.accuracy(ds.test.texts, ds.test.labels)
             base = {"dataset": kind, "run": seed, "test_acc": acc, "epochs": len(m.history["epochs"]),
-                    "val_acc": m.history["epochs"][-1]["dev_acc"], "train_seconds": m.history["train_seconds"]}
+                    "val_acc": m.history["epochs"][-1]["dev_acc"], "train_seconds": m.history["train_seconds"],
+                    "epoch_history": json.dumps(m.history["epochs"])}
             t0 = time.time()
             att = te.attention_attr(m, ds.test)
             summ = te.summarise_shares(att)
@@ -83,13 +88,32 @@ def run_attention(df: pd.DataFrame, cfg: TextConfig) -> tuple[pd.DataFrame, dict
                 m.save(attention_model_dir(kind, seed))
                 keep[kind] = {"model": m, "dataset": ds, "attention": att}
                 idx = list(range(min(cfg.n_explain, len(ds.test))))
-                for name in cfg.explainers:
+                for name in cfg.explainers if kind in cfg.explain_kinds else ():
                     exp = make_explainer(name, **cfg.explainer_kwargs.get(name, {})).fit(m)
                     t0 = time.time()
                     sh = te.explainer_attr(exp, ds.test, idx)
                     rows.append({**base, "method": name, "n_reviews": len(sh), "seconds": time.time() - t0,
                                  **te.summarise_shares(sh)})
     return pd.DataFrame(rows), keep
+
+
+def attention_probe(split: td.ArticleSplit, n: int):
+    """Epoch probe: attention Attr% (corr / noncorr) on the first ``n`` reviews of ``split`` (validation:
+    the test set stays unseen until the end), to follow how attention concentrates during training."""
+    def probe(model) -> dict[str, float]:
+        s = te.summarise_shares(te.attention_attr(model, split, max_reviews=n))
+        return {"val_attn_corr": s["corr"], "val_attn_noncorr": s["noncorr"]}
+
+    return probe
+
+
+def epoch_table(att: pd.DataFrame) -> pd.DataFrame:
+    """Long table of the attention runs' per-epoch history (validation accuracy, attention Attr%)."""
+    rows = []
+    for _, r in att[att.method == "attention"].iterrows():
+        for e in json.loads(r["epoch_history"]):
+            rows.append({"dataset": r["dataset"], "run": r["run"], **e})
+    return pd.DataFrame(rows)
 
 
 def run_rationales(df: pd.DataFrame, cfg: TextConfig) -> pd.DataFrame:
