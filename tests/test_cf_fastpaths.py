@@ -1,0 +1,80 @@
+"""Speed paths of the counterfactual-feedback run must compute exactly what the slow paths compute:
+incremental single-word scoring of the tf-idf logistic regression, the bit-parallel Levenshtein,
+and TextFooler with / without the incremental scorer."""
+import random
+
+import numpy as np
+import pytest
+
+from xaibench.evaluation.cf_feedback import levenshtein
+from xaibench.explainers.counterfactual.textfooler import TextFooler
+from xaibench.models.logreg import LogRegClassifier
+from xaibench.text import TOKEN_RE
+
+from test_cf_editors import NEG, POS, TEXTS, _toy_vectors, _toy_wordnet
+
+WORDS = ["great", "awful", "Film", "movie", "don't", "x", "42", "and", "it", "wonderful", "terrible", "loved"]
+
+
+def _dp(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+def test_levenshtein_equals_the_dynamic_programme():
+    r = random.Random(0)
+    for _ in range(3000):
+        a = [r.choice("abcd") for _ in range(r.randint(0, 25))]
+        b = list(a) if r.random() < 0.5 else [r.choice("abcd") for _ in range(r.randint(0, 25))]
+        for _ in range(r.randint(0, 3)):
+            if b:
+                b[r.randrange(len(b))] = r.choice("abcde")
+        assert levenshtein(a, b) == _dp(a, b)
+    a = [r.choice("abcdefgh") for _ in range(150)]  # longer than a machine word
+    b = [r.choice("abcdefgh") for _ in range(140)]
+    assert levenshtein(a, b) == _dp(a, b)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_incremental_swaps_equal_full_predict_proba(n_classes):
+    texts = POS + NEG + ["an okay film , the acting was fine .", "it was fine , i guess ."]
+    labels = ([1] * 3 + [0] * 3 + [1, 0]) if n_classes == 2 else ([1] * 3 + [0] * 3 + [2, 2])
+    clf = LogRegClassifier(n_classes, cache=False, ngram_max=2, C=10.0).fit(texts, labels)
+    r = random.Random(1)
+    for text in TEXTS + ["Great great great film, the film!", "I don't like it. It's 42 times awful."]:
+        matches = list(TOKEN_RE.finditer(text))
+        swaps = [(m.start(), m.end(), w) for m in matches for w in r.sample(WORDS, 4)]
+        fast = clf.predict_proba_swaps(text, swaps)
+        full = clf.predict_proba([text[:s] + w + text[e:] for s, e, w in swaps])
+        np.testing.assert_allclose(fast, full, rtol=0, atol=1e-6)
+
+
+def test_incremental_swaps_unavailable_for_glove_features():
+    clf = LogRegClassifier.__new__(LogRegClassifier)
+    clf.features, clf.clf = "glove", object()
+    assert clf.predict_proba_swaps("a film", [(2, 6, "movie")]) is None
+
+
+class _FullOnly:
+    """The same model without the incremental path (what any non-linear predictor looks like)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.n_classes = model.n_classes
+
+    def predict_proba(self, texts):
+        return self.model.predict_proba(texts)
+
+
+def test_textfooler_same_edits_with_and_without_incremental_scoring():
+    clf = LogRegClassifier(2, cache=False, ngram_max=2, C=10.0).fit(POS + NEG, [1] * 3 + [0] * 3)
+    kw = dict(vectors=_toy_vectors(), wordnet=_toy_wordnet(), min_similarity=0.0, min_cos=0.0)
+    fast = TextFooler(**kw).fit(clf)
+    slow = TextFooler(**kw).fit(_FullOnly(clf))
+    texts = TEXTS + ["  The acting was awful, I hated the film and the movie."]
+    assert fast.explain(texts) == slow.explain(texts)
