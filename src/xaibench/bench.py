@@ -176,7 +176,13 @@ def bench_editors(n_texts: int = 200, n_steps: int = 9) -> pd.DataFrame:
         for e in EDITOR_ORDER:
             stats = run_experiment(d, e, n_texts, n_steps=n_steps, progress=False)[1]
             rows.append({**stats, **{k: here[k] for k in MACHINE_KEYS if k not in stats}})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    first = ["dataset", "editor", "predictor", "n_texts", "n_edit_steps", "seconds", "seconds_per_edit",
+             "predictor_calls_per_edit", "predictor_texts_per_edit", "predictor_texts_incremental_per_edit",
+             *MACHINE_KEYS, "load_start", "load_end"]
+    df = df[[c for c in first if c in df.columns] + [c for c in df.columns if c not in first]]
+    return df.round({"seconds": 1, "seconds_per_edit": 3, "predictor_calls_per_edit": 2, "predictor_texts_per_edit": 1,
+                     "predictor_texts_incremental_per_edit": 1, "load_start": 2, "load_end": 2})
 
 
 # which paper each notebook (by its two-digit prefix) belongs to; a new paper adds its notebooks here

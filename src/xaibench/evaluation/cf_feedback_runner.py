@@ -96,7 +96,7 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     texts = chains.loc[rows, "text"].tolist()
     base_rows = rows if base_max_texts is None else rows[chains.loc[rows, "text_id"] < base_max_texts]
     uniq = list(dict.fromkeys(chains.loc[base_rows, "text"]))
-    by_text, n_trunc = _cached_nll(uniq, base_lm, lm_dtype)
+    by_text, n_trunc = _cached_nll(uniq, base_lm, lm_dtype, dataset)
     chains["nll_base"] = np.nan
     chains.loc[base_rows, "nll_base"] = [by_text[t] for t in chains.loc[base_rows, "text"]]
     chains.attrs["n_truncated_base"] = n_trunc
@@ -108,12 +108,12 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     return chains
 
 
-def _cached_nll(texts: list[str], base_lm: str, dtype: str) -> tuple[dict[str, float], int]:
-    """Base-LM mean NLL per text, stored per (LM, dtype) under ``data/results/cf_feedback/`` keyed
+def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
+    """Base-LM mean NLL per text, stored per (dataset, LM, dtype) under ``data/results/cf_feedback/`` keyed
     by the text's SHA-1 (re-runs of the notebook score only new texts); ``(nll by text, n truncated)``."""
     from ..models.lm import load_causal_lm, sequence_nll
 
-    path = paths.results_dir() / "cf_feedback" / f"fluency_{_key(lm=base_lm, dtype=dtype, max_tokens=512)}.parquet"
+    path = paths.results_dir() / "cf_feedback" / f"fluency_{dataset}_{_key(lm=base_lm, dtype=dtype, max_tokens=512)}.parquet"
     store = pd.read_parquet(path) if path.exists() else pd.DataFrame({"sha": [], "nll": [], "truncated": []})
     sha = {t: hashlib.sha1(t.encode()).hexdigest() for t in texts}
     have = set(store["sha"])
@@ -132,6 +132,60 @@ def _cached_nll(texts: list[str], base_lm: str, dtype: str) -> tuple[dict[str, f
             io.write_parquet(path, store)
     got = store.drop_duplicates("sha").set_index("sha")
     return {t: float(got.at[sha[t], "nll"]) for t in texts}, int(sum(bool(got.at[sha[t], "truncated"]) for t in texts))
+
+
+def infiller_tradeoff(chains: pd.DataFrame, stats: pd.DataFrame, n_texts: int = 20, seed: int = 42) -> pd.DataFrame:
+    """MiCE stage 1: the label-conditioned bigram infiller vs an MLM head on the bundled MiniLM.
+
+    Bigram rows: flip rate and mean minimality of the first MiCE edit on the first ``n_texts``
+    texts of each dataset's chains, and the run's seconds per edit.  MLM rows: the cost side only
+    -- the MLM head was not trained (the checkpoint ships none) -- measured as the least an MLM
+    infiller adds per edit: one MiniLM forward per binary-search level (4) on the same texts with
+    the levels' mask fractions (1 torch thread; ``load_avg_1min`` says how busy the machine was).
+    """
+    import os
+    import time
+
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from ..device import torch_threads
+    from ..models.transformer import resolve_checkpoint
+
+    path = resolve_checkpoint("minilm")
+    tok, enc = AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
+    fracs = [0.275, 0.1375, 0.06875, 0.034375]  # one path of the binary search over [0, 0.55]
+    gen = torch.Generator().manual_seed(seed)
+    rows = []
+    for d, g in chains[chains["editor"] == "mice"].groupby("dataset", sort=False):
+        first = g[(g["step"] == 1) & (g["text_id"] < n_texts)]
+        spe = float(stats.loc[(stats["dataset"] == d) & (stats["editor"] == "mice"), "seconds_per_edit"].iloc[0])
+        common = {"dataset": d, "n_texts": len(first), "ours_std": np.nan, "paper": np.nan}
+        rows += [{"infiller": "bigram (label-conditioned)", "metric": "flip_rate@1", "ours": float(first["flipped"].mean()),
+                  **common, "lower_is_better": False},
+                 {"infiller": "bigram (label-conditioned)", "metric": "minimality@1", "ours": float(first["minimality"].mean()),
+                  **common, "lower_is_better": True},
+                 {"infiller": "bigram (label-conditioned)", "metric": "seconds_per_edit", "ours": spe, **common,
+                  "lower_is_better": True}]
+        originals = g[(g["step"] == 0) & (g["text_id"] < n_texts)]["text"].tolist()
+        t0, n = time.perf_counter(), 0
+        with torch_threads(1), torch.inference_mode():
+            for text in originals:
+                ids = tok(text, truncation=True, max_length=512, return_tensors="pt")
+                for f in fracs:
+                    x = ids["input_ids"].clone()
+                    x[torch.rand(x.shape, generator=gen) < f] = tok.mask_token_id
+                    enc(input_ids=x, attention_mask=ids["attention_mask"])
+                    n += 1
+        per_edit = len(fracs) * (time.perf_counter() - t0) / max(n, 1)
+        for m in ("flip_rate@1", "minimality@1"):
+            rows.append({"infiller": "MLM head on MiniLM (not trained)", "metric": m, "ours": np.nan, **common,
+                         "lower_is_better": m != "flip_rate@1"})
+        rows.append({"infiller": "MLM head on MiniLM (not trained)", "metric": "seconds_per_edit (lower bound)",
+                     "ours": spe + per_edit, **common, "lower_is_better": True})
+        for r in rows[-6:]:
+            r["load_avg_1min"] = round(os.getloadavg()[0], 2)
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------------
