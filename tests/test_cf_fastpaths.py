@@ -78,3 +78,21 @@ def test_textfooler_same_edits_with_and_without_incremental_scoring():
     slow = TextFooler(**kw).fit(_FullOnly(clf))
     texts = TEXTS + ["  The acting was awful, I hated the film and the movie."]
     assert fast.explain(texts) == slow.explain(texts)
+
+
+def test_torch_threads_context_restores_the_pinned_count():
+    import torch
+
+    from xaibench.device import torch_threads
+
+    old = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        with torch_threads(1):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError), torch_threads(1):
+            raise RuntimeError("an error inside the block")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(old)

@@ -185,7 +185,8 @@ def infiller_tradeoff(chains: pd.DataFrame, stats: pd.DataFrame, n_texts: int = 
                      "ours": spe + per_edit, **common, "lower_is_better": True})
         for r in rows[-6:]:
             r["load_avg_1min"] = round(os.getloadavg()[0], 2)
-    return pd.DataFrame(rows)
+    cols = ["dataset", "infiller", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better", "load_avg_1min"]
+    return pd.DataFrame(rows)[cols]
 
 
 # ---------------------------------------------------------------------------------------------
