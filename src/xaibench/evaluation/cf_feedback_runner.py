@@ -327,15 +327,15 @@ def plot_lengths(chains: pd.DataFrame):
         rows += [{"dataset": d, "editor": e, "input_tokens": a, "output_tokens": b} for a, b in zip(n[:-1], n[1:])]
     df = pd.DataFrame(rows)
     g_n = chains.groupby(["dataset", "editor"])["text_id"].nunique().groupby("dataset").max().to_dict()
-    df["input_bin"] = (df["input_tokens"] // 50) * 50
+    df["input_bin"] = (df["input_tokens"] // 50) * 50 + 25  # the bin's centre: output = input lies on the diagonal
     fig, axes = plt.subplots(1, df["dataset"].nunique(), figsize=(11, 3.8), squeeze=False)
     for ax, (d, g) in zip(axes[0], df.groupby("dataset")):
         sns.lineplot(data=g, x="input_bin", y="output_tokens", hue="editor", hue_order=list(EDITOR_ORDER),
                      marker="o", ax=ax, errorbar=None)
-        lim = g["input_bin"].max() + 50
+        lim = g["input_bin"].max() + 25
         ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="output = input")
         ax.set_title(f"{d}: tokens of the edit vs its input ({g_n[d]} texts per editor)")
-        ax.set_xlabel("input tokens (bins of 50)")
+        ax.set_xlabel("input tokens (bins of 50, centres)")
         ax.set_ylabel("mean output tokens")
     fig.tight_layout()
     return fig, df

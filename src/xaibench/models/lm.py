@@ -62,7 +62,7 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     tok = AutoTokenizer.from_pretrained(name)
     if dtype not in ("float32", "bfloat16", "float16"):
         raise ValueError(f"dtype={dtype!r}: use float32, bfloat16 or float16")
-    model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=getattr(torch, dtype)).to(torch_device()).eval()
+    model = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, dtype)).to(torch_device()).eval()
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return model, tok
