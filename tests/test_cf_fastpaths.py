@@ -1,6 +1,6 @@
 """Speed paths of the counterfactual-feedback run must compute exactly what the slow paths compute:
 incremental single-word scoring of the tf-idf logistic regression, the bit-parallel Levenshtein,
-and TextFooler with / without the incremental scorer."""
+and TextFooler with / without the incremental scorer; plus the MLM-infiller path of MiCE."""
 import random
 
 import numpy as np
@@ -96,3 +96,48 @@ def test_torch_threads_context_restores_the_pinned_count():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(old)
+
+
+class _FakeMLM:
+    """Stands in for MLMInfiller: fills every placeholder with a fixed piece (None past 'max')."""
+    MASK = "\u2063MASK\u2063"
+
+    def __init__(self, piece, max_masks=10**9):
+        self.piece, self.max_masks, self.calls = piece, max_masks, 0
+
+    def fill_batch(self, templates, label, rng):
+        self.calls += 1
+        return [[self.piece if k < self.max_masks else None for k in range(sum(w == self.MASK for w in t))]
+                for t in templates]
+
+    def join_pieces(self, pieces):
+        return " ".join(pieces).replace(" ##", "").split()
+
+
+def test_mice_mlm_path_builds_texts_from_the_filled_spans():
+    from xaibench.explainers.counterfactual.mice import MiCE
+
+    clf = LogRegClassifier(2, cache=False, ngram_max=2, C=10.0).fit(POS + NEG, [1] * 3 + [0] * 3)
+    words = "the film was great and the acting was wonderful .".split()
+    spaces = [" "] * (len(words) - 1) + [""]
+    rel = np.array([0, 0, 0, 5, 0, 0, 0, 0, 4, 0], dtype=float)
+    mice = MiCE(lm=_FakeMLM("awful"), n_samples=3, seed=0).fit(clf)
+    out = mice._infill(words, spaces, rel, 0.2, 0, np.random.default_rng(0))
+    assert len(out) == 3 and mice.lm.calls == 1  # one batched fill per level
+    for text in out:
+        assert "great" not in text and "wonderful" not in text and "awful" in text
+        assert text.startswith("the film was") and text.endswith(".")
+    keep = MiCE(lm=_FakeMLM("awful", max_masks=0), n_samples=2, seed=0).fit(clf)
+    assert keep._infill(words, spaces, rel, 0.2, 0, np.random.default_rng(0)) == [" ".join(words)] * 2  # nothing filled: unchanged
+
+
+def test_mlm_infiller_trains_and_fills_every_placeholder():
+    from xaibench.explainers.counterfactual.mlm import MLMInfiller
+
+    mlm = MLMInfiller(2, seed=0).fit(POS + NEG, [1] * 3 + [0] * 3, epochs=1)
+    assert np.isfinite(mlm.train_loss) and mlm.n_train_positions > 0
+    m = MLMInfiller.MASK
+    templates = [["the", m, "was", m, m, "."], ["a", "film", "."]]
+    a = mlm.fill_batch(templates, 1, np.random.default_rng(0))
+    assert [len(x) for x in a] == [3, 0] and all(isinstance(p, str) and p for p in a[0])
+    assert mlm.fill_batch(templates, 1, np.random.default_rng(0)) == a  # deterministic under the rng
