@@ -14,6 +14,7 @@ calls it, so every model construction, load and training run is pinned.  Set
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 CHOICES = ("auto", "cpu", "cuda")
@@ -40,6 +41,25 @@ def pin_threads() -> int:
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
     return n
+
+
+@contextlib.contextmanager
+def torch_threads(n: int):
+    """Run a block with ``n`` torch CPU threads, then restore the pinned count.
+
+    For many tiny forward passes (a handful of 15-word windows): intra-op threads only add
+    synchronisation there, and on a loaded machine two spinning threads were measured 7x slower
+    than one (bench: TextFooler's sentence-similarity check)."""
+    import torch
+
+    old = torch.get_num_threads()
+    if old != n:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != old:
+            torch.set_num_threads(old)
 
 
 def device_choice() -> str:

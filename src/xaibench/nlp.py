@@ -30,6 +30,7 @@ def tokens(text: str) -> list[str]:
     return [t.text for t in nlp().tokenizer(text) if not t.is_space]
 
 
-def parse(texts: Sequence[str]):
-    """Parsed ``Doc`` objects (POS, dependencies), batched."""
-    return list(nlp().pipe(list(texts), batch_size=32))
+def parse(texts: Sequence[str], disable: Sequence[str] = ()):
+    """Parsed ``Doc`` objects (POS, dependencies), batched; ``disable`` skips components a caller
+    does not read (e.g. ``("parser", "lemmatizer")`` when only ``pos_`` is needed)."""
+    return list(nlp().pipe(list(texts), batch_size=32, disable=list(disable)))

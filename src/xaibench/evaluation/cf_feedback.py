@@ -51,17 +51,46 @@ METRICS: dict[str, Metric] = {
 # distances
 # ----------------------------------------------------------------------------------------------
 def levenshtein(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """Edit distance (insert/delete/substitute, cost 1 each) between two token sequences."""
+    """Edit distance (insert/delete/substitute, cost 1 each) between two token sequences.
+
+    Exact: the common prefix and suffix are stripped (they never change the distance), then
+    Hyyro's bit-parallel form of the dynamic programme (Myers 1999) runs with Python integers as
+    bit vectors -- one pass over ``b`` instead of ``len(a) * len(b)`` cell updates.
+    """
     a, b = list(a), list(b)
+    lo = 0
+    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
+        lo += 1
+    ea, eb = len(a), len(b)
+    while ea > lo and eb > lo and a[ea - 1] == b[eb - 1]:
+        ea -= 1
+        eb -= 1
+    a, b = a[lo:ea], b[lo:eb]
     if len(a) < len(b):
         a, b = b, a
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, y in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
-        prev = cur
-    return prev[-1]
+    m = len(b)
+    if m == 0:
+        return len(a)
+    peq: dict[Any, int] = {}
+    for i, y in enumerate(b):  # b is the pattern (the shorter sequence)
+        peq[y] = peq.get(y, 0) | (1 << i)
+    full, top = (1 << m) - 1, 1 << (m - 1)
+    pv, mv, score = full, 0, m
+    for x in a:
+        eq = peq.get(x, 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | (~(xh | pv) & full)
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = ((ph << 1) | 1) & full
+        mh = (mh << 1) & full
+        pv = mh | (~(xv | ph) & full)
+        mv = ph & xv
+    return score
 
 
 def minimality(original: str, edited: str, tokenize: Callable[[str], list[str]] | None = None) -> int:
@@ -144,6 +173,7 @@ class CountingPredictor:
         self.memo: dict[str, np.ndarray] = {}
         self.n_calls = 0
         self.n_texts = 0
+        self.n_incremental = 0  # of n_texts: scored incrementally (predict_proba_swaps)
 
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
@@ -159,6 +189,16 @@ class CountingPredictor:
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         return self.predict_proba(texts).argmax(1)
+
+    def predict_proba_swaps(self, text: str, swaps) -> np.ndarray | None:
+        """The model's incremental single-word-swap scoring (None when it has none); counted."""
+        fn = getattr(self.model, "predict_proba_swaps", None)
+        out = fn(text, swaps) if fn is not None else None
+        if out is not None and len(out):
+            self.n_calls += 1
+            self.n_texts += len(out)
+            self.n_incremental += len(out)
+        return out
 
     def __getattr__(self, name):  # gradients etc. are delegated to the wrapped model
         return getattr(self.model, name)
@@ -184,6 +224,7 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
             for i, (t, p) in enumerate(zip(cur, P))]
     alive = list(range(len(texts)))
     probs = {i: P[i] for i in alive}
+    cur_tok: dict[int, list[str]] = {}  # tokens of each chain's current text (tokenised once)
     steps = range(1, n_steps + 1)
     if progress:
         from ..utils import progress as _progress
@@ -206,16 +247,17 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
             options = by_text.get(i, [])
             if not options:
                 continue  # the editor returned nothing: the chain ends
-            base_tok = tokenize(cur[i])
-            dists = [levenshtein(base_tok, tokenize(c)) for c, _ in options]
+            base_tok = cur_tok.get(i) or tokenize(cur[i])
+            cand_tok = [tokenize(c) for c, _ in options]
+            dists = [levenshtein(base_tok, t) for t in cand_tok]
             cur_pred = int(probs[i].argmax())
             k = select_candidate(cur_pred, [int(p.argmax()) for _, p in options], dists)
             text, p = options[k]
             rows.append({"text_id": i, "step": step, "text": text, "pred": int(p.argmax()), "proba": p.tolist(),
                          "target": tgt, "p_target": float(p[tgt]), "minimality": dists[k],
                          "flipped": bool(int(p.argmax()) != cur_pred), "n_candidates": len(options),
-                         "n_tokens": len(tokenize(text)), "seconds": secs})
-            cur[i], probs[i] = text, p
+                         "n_tokens": len(cand_tok[k]), "seconds": secs})
+            cur[i], probs[i], cur_tok[i] = text, p, cand_tok[k]
             still.append(i)
         alive = still
     return pd.DataFrame(rows).sort_values(["text_id", "step"]).reset_index(drop=True)

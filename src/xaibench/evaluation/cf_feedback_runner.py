@@ -36,6 +36,7 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     than ``max_words`` words are left out of the sample (budget; reported in DEVIATIONS.md).
     ``max_train``/``lm_max_texts`` cap the predictor's and the infiller's training sets (quick runs).
     """
+    import os
     import time
 
     from ..data.cf_data import sample_test
@@ -54,6 +55,7 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     sample = sample_test(dataset, n_texts, seed=seed, max_words=max_words)
     limit = model_max_words(model)
     n_long = int(sum(len(t.split()) > limit for t in sample["text"])) if limit else 0
+    load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     chains = cf.run_chains(ed, pred, sample["text"].tolist(), n_steps=n_steps, progress=progress)
     secs = time.perf_counter() - t0
@@ -65,7 +67,10 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
              "n_edit_steps": n_edits, "seconds": secs, "seconds_per_edit": secs / max(n_edits, 1),
              "predictor_calls_per_edit": pred.n_calls / max(n_edits, 1),
              "predictor_texts_per_edit": pred.n_texts / max(n_edits, 1),
-             "n_texts_longer_than_model_reads": n_long}
+             "predictor_texts_incremental_per_edit": pred.n_incremental / max(n_edits, 1),
+             "n_texts_longer_than_model_reads": n_long,
+             # the machine and how busy it was (1-minute load average at start and end of the run)
+             "cpus": os.cpu_count(), "load_start": load0, "load_end": os.getloadavg()[0]}
     chains["proba"] = chains["proba"].map(json.dumps)
     io.write_parquet(out, chains)
     io.write_json(meta, stats)
@@ -73,26 +78,112 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
 
 
 def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", steps: Sequence[int] | None = None,
-                seed: int = 42, max_train: int | None = None, lm_max_texts: int | None = 20000) -> pd.DataFrame:
+                seed: int = 42, max_train: int | None = None, lm_max_texts: int | None = 20000,
+                base_max_texts: int | None = None, lm_dtype: str = "float32") -> pd.DataFrame:
     """Columns ``nll_base``/``ppl_base`` (causal LM) and ``nll_fine``/``ppl_fine`` (in-domain
-    bigram LM on the dataset's train split, label-pooled) for the rows at ``steps`` (all if None)."""
+    bigram LM on the dataset's train split, label-pooled) for the rows at ``steps`` (all if None).
+
+    ``base_max_texts``: the causal LM (~2 s per 300-word review on 2 CPU cores) scores only the
+    chains of the first ``base_max_texts`` texts of the seeded sample (NaN elsewhere; the budget);
+    the in-domain LM scores every row.  Texts repeated across editors (the originals) are scored once.
+    """
     from ..explainers.counterfactual.mice import cached_infiller
     from ..models.cf_predictors import get_predictor
-    from ..models.lm import load_causal_lm, sequence_nll
     from ..nlp import tokens
 
     chains = chains.copy()
     rows = chains.index if steps is None else chains.index[chains["step"].isin(list(steps))]
     texts = chains.loc[rows, "text"].tolist()
-    model, tok = load_causal_lm(base_lm)
-    nll, n_trunc = sequence_nll(texts, model, tok)
-    chains.loc[rows, "nll_base"] = nll
+    base_rows = rows if base_max_texts is None else rows[chains.loc[rows, "text_id"] < base_max_texts]
+    uniq = list(dict.fromkeys(chains.loc[base_rows, "text"]))
+    by_text, n_trunc = _cached_nll(uniq, base_lm, lm_dtype, dataset)
+    chains["nll_base"] = np.nan
+    chains.loc[base_rows, "nll_base"] = [by_text[t] for t in chains.loc[base_rows, "text"]]
     chains.attrs["n_truncated_base"] = n_trunc
+    chains.attrs["n_scored_base"] = len(uniq)
     fine = cached_infiller(dataset, get_predictor(dataset, seed=seed, max_train=max_train), lm_max_texts, seed)
     chains.loc[rows, "nll_fine"] = [fine.nll([w.lower() for w in tokens(t)]) for t in texts]
     chains["ppl_base"] = np.exp(chains["nll_base"])
     chains["ppl_fine"] = np.exp(chains["nll_fine"])
     return chains
+
+
+def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
+    """Base-LM mean NLL per text, stored per (dataset, LM, dtype) under ``data/results/cf_feedback/`` keyed
+    by the text's SHA-1 (re-runs of the notebook score only new texts); ``(nll by text, n truncated)``."""
+    from ..models.lm import load_causal_lm, sequence_nll
+
+    path = paths.results_dir() / "cf_feedback" / f"fluency_{dataset}_{_key(lm=base_lm, dtype=dtype, max_tokens=512)}.parquet"
+    store = pd.read_parquet(path) if path.exists() else pd.DataFrame({"sha": [], "nll": [], "truncated": []})
+    sha = {t: hashlib.sha1(t.encode()).hexdigest() for t in texts}
+    have = set(store["sha"])
+    todo = [t for t in texts if sha[t] not in have]
+    if todo:
+        model, tok = load_causal_lm(base_lm, dtype=dtype)
+        rows = []
+        from ..utils import progress
+
+        for b in progress(range(0, len(todo), 64), desc=f"{base_lm} NLL (64 texts)"):  # saved every 64 texts
+            chunk = todo[b:b + 64]
+            nll, _ = sequence_nll(chunk, model, tok)
+            n_tok = [len(tok(t, add_special_tokens=False)["input_ids"]) + 1 for t in chunk]
+            rows.append(pd.DataFrame({"sha": [sha[t] for t in chunk], "nll": nll, "truncated": [n > 512 for n in n_tok]}))
+            store = pd.concat([store] + rows[-1:], ignore_index=True)
+            io.write_parquet(path, store)
+    got = store.drop_duplicates("sha").set_index("sha")
+    return {t: float(got.at[sha[t], "nll"]) for t in texts}, int(sum(bool(got.at[sha[t], "truncated"]) for t in texts))
+
+
+def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42,
+                      predictor: str = "logreg", max_words: int | None = 400, mlm_train_texts: int = 1000,
+                      refresh: bool = False) -> pd.DataFrame:
+    """MiCE stage 1 measured both ways: the label-conditioned bigram infiller vs a label-conditioned
+    MLM head trained here on the frozen MiniLM (:mod:`xaibench.explainers.counterfactual.mlm`).
+
+    The first MiCE edit of the first ``n_texts`` texts of each dataset's seeded sample (the same
+    sample as the chains: ``samples[dataset]`` texts), everything else of the editor unchanged: flip rate,
+    mean minimality and seconds per edit (plus the MLM head's training seconds and final
+    cross-entropy).  Stored under ``data/results/cf_feedback/`` (the MLM costs seconds per edit).
+    """
+    import os
+    import time
+
+    from ..data.cf_data import sample_test
+    from ..explainers.counterfactual.mice import MiCE
+    from ..explainers.counterfactual.mlm import train_mlm_infiller
+    from ..models.cf_predictors import get_predictor
+
+    key = _key(d=dict(samples), n=n_texts, s=seed, p=predictor, mw=max_words, mt=mlm_train_texts, v=1)
+    out = paths.results_dir() / "cf_feedback" / f"infiller_tradeoff_{key}.parquet"
+    if out.exists() and not refresh:
+        return pd.read_parquet(out)
+    rows = []
+    for d, n_sample in samples.items():
+        model = get_predictor(d, predictor, seed=seed)
+        texts = sample_test(d, n_sample, seed=seed, max_words=max_words)["text"].tolist()[:n_texts]
+        t0 = time.perf_counter()
+        mlm = train_mlm_infiller(d, model, max_texts=mlm_train_texts, seed=seed)
+        train_s = time.perf_counter() - t0
+        for name, lm in (("bigram (label-conditioned)", None), ("MLM head on MiniLM (label-conditioned)", mlm)):
+            pred = cf.CountingPredictor(model)
+            editor = MiCE(dataset=d, lm=lm, seed=seed).fit(pred)
+            load0 = os.getloadavg()[0]
+            t0 = time.perf_counter()
+            ch = cf.run_chains(editor, pred, texts, n_steps=1)
+            secs = time.perf_counter() - t0
+            first = ch[ch["step"] == 1]
+            common = {"dataset": d, "infiller": name, "ours_std": np.nan, "paper": np.nan, "n_texts": len(first),
+                      "load_avg_1min": round((load0 + os.getloadavg()[0]) / 2, 2)}
+            rows += [{**common, "metric": "flip_rate@1", "ours": float(first["flipped"].mean()), "lower_is_better": False},
+                     {**common, "metric": "minimality@1", "ours": float(first["minimality"].mean()), "lower_is_better": True},
+                     {**common, "metric": "seconds_per_edit", "ours": secs / max(len(first), 1), "lower_is_better": True}]
+            if lm is not None:
+                rows += [{**common, "metric": "training_seconds", "ours": train_s, "lower_is_better": True},
+                         {**common, "metric": "training_cross_entropy", "ours": mlm.train_loss, "lower_is_better": True}]
+    cols = ["dataset", "infiller", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better", "load_avg_1min"]
+    df = pd.DataFrame(rows)[cols]
+    io.write_parquet(out, df)
+    return df
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,15 +324,15 @@ def plot_lengths(chains: pd.DataFrame):
         rows += [{"dataset": d, "editor": e, "input_tokens": a, "output_tokens": b} for a, b in zip(n[:-1], n[1:])]
     df = pd.DataFrame(rows)
     g_n = chains.groupby(["dataset", "editor"])["text_id"].nunique().groupby("dataset").max().to_dict()
-    df["input_bin"] = (df["input_tokens"] // 50) * 50
+    df["input_bin"] = (df["input_tokens"] // 50) * 50 + 25  # the bin's centre: output = input lies on the diagonal
     fig, axes = plt.subplots(1, df["dataset"].nunique(), figsize=(11, 3.8), squeeze=False)
     for ax, (d, g) in zip(axes[0], df.groupby("dataset")):
         sns.lineplot(data=g, x="input_bin", y="output_tokens", hue="editor", hue_order=list(EDITOR_ORDER),
                      marker="o", ax=ax, errorbar=None)
-        lim = g["input_bin"].max() + 50
+        lim = g["input_bin"].max() + 25
         ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="output = input")
         ax.set_title(f"{d}: tokens of the edit vs its input ({g_n[d]} texts per editor)")
-        ax.set_xlabel("input tokens (bins of 50)")
+        ax.set_xlabel("input tokens (bins of 50, centres)")
         ax.set_ylabel("mean output tokens")
     fig.tight_layout()
     return fig, df

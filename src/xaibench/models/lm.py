@@ -34,8 +34,11 @@ def _smollm2_dir() -> Path:
 
 
 @functools.lru_cache(maxsize=2)
-def load_causal_lm(name: str = "smollm2"):
-    """``(model, tokenizer)`` in eval mode on :func:`xaibench.device.torch_device`."""
+def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
+    """``(model, tokenizer)`` in eval mode on :func:`xaibench.device.torch_device`; ``dtype``
+    ``"bfloat16"`` halves the CPU time on CPUs with bf16 units (NLL within ~0.01 of float32)."""
+    import torch
+
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from ..device import torch_device
@@ -57,7 +60,9 @@ def load_causal_lm(name: str = "smollm2"):
                 tok.save_pretrained(tmp)
         name = str(cached)
     tok = AutoTokenizer.from_pretrained(name)
-    model = AutoModelForCausalLM.from_pretrained(name).to(torch_device()).eval()
+    if dtype not in ("float32", "bfloat16", "float16"):
+        raise ValueError(f"dtype={dtype!r}: use float32, bfloat16 or float16")
+    model = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, dtype)).to(torch_device()).eval()
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return model, tok

@@ -35,11 +35,20 @@ def sentence_encoder():
     return SentenceTransformer(resolve_checkpoint("minilm"), device=str(torch_device()))
 
 
+_EMBEDDINGS: dict[str, np.ndarray] = {}
+
+
 def angular_similarity(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
     """``1 - arccos(cos)/pi`` between paired texts (TextAttack's USE 'angular' metric)."""
-    enc = sentence_encoder()
-    uniq = list(dict.fromkeys(list(a) + list(b)))
-    e = dict(zip(uniq, enc.encode(uniq, batch_size=64, normalize_embeddings=True, show_progress_bar=False)))
-    ea, eb = np.stack([e[t] for t in a]), np.stack([e[t] for t in b])
+    todo = [t for t in dict.fromkeys(list(a) + list(b)) if t not in _EMBEDDINGS]
+    if todo:
+        if len(_EMBEDDINGS) > 200_000:  # bounded memo (windows recur across the steps of a chain)
+            _EMBEDDINGS.clear()
+        from ...device import torch_threads
+
+        with torch_threads(1):  # a few short windows per call: one thread is faster (device.torch_threads)
+            emb = sentence_encoder().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        _EMBEDDINGS.update(zip(todo, emb))
+    ea, eb = np.stack([_EMBEDDINGS[t] for t in a]), np.stack([_EMBEDDINGS[t] for t in b])
     cos = np.clip((ea * eb).sum(1), -1.0, 1.0)
     return 1.0 - np.arccos(cos) / np.pi

@@ -61,6 +61,8 @@ class MiCE(CounterfactualExplainer):
         order = sorted(maskable, key=lambda i: -rel[i])[:k]
         masked = np.zeros(len(words), dtype=bool)
         masked[order] = True
+        if hasattr(self.lm, "fill_batch"):  # an MLM infiller: the level's infills in one batch
+            return self._infill_mlm(words, spaces, masked, target, rng)
         out = []
         for _ in range(self.n_samples):
             nw, ns, i = [], [], 0
@@ -78,6 +80,43 @@ class MiCE(CounterfactualExplainer):
                 ns[-1] = spaces[j - 1]
                 i = j
             out.append(join_tokens(nw, ns))
+        return out
+
+    def _infill_mlm(self, words, spaces, masked, target, rng) -> list[str]:
+        spans = []  # (start, end) of each run of masked tokens
+        i = 0
+        while i < len(words):
+            if masked[i]:
+                j = i
+                while j < len(words) and masked[j]:
+                    j += 1
+                spans.append((i, j))
+                i = j
+            else:
+                i += 1
+        lengths = [[max(1, (j - i) + int(rng.integers(-1, 2))) for i, j in spans] for _ in range(self.n_samples)]
+        templates = []
+        for ls in lengths:
+            t, prev = [], 0
+            for (i, j), n in zip(spans, ls):
+                t += words[prev:i] + [self.lm.MASK] * n
+                prev = j
+            templates.append(t + words[prev:])
+        fills = self.lm.fill_batch(templates, target, rng)
+        out = []
+        for ls, pieces in zip(lengths, fills):
+            nw, ns, prev, k = [], [], 0, 0
+            for (i, j), n in zip(spans, ls):
+                nw += words[prev:i]
+                ns += spaces[prev:i]
+                got = pieces[k:k + n]
+                k += n
+                new = words[i:j] if any(p is None for p in got) else self.lm.join_pieces(got)
+                new = new or words[i:j]
+                nw += new
+                ns += [" "] * (len(new) - 1) + [spaces[j - 1]]
+                prev = j
+            out.append(join_tokens(nw + words[prev:], ns + spaces[prev:]))
         return out
 
     def _search(self, text: str, target: int, rng) -> tuple[list[str], list[str]]:

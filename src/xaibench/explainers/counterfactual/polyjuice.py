@@ -42,6 +42,7 @@ class Polyjuice(CounterfactualExplainer):
                  wordnet=None, vectors=None):
         self.lm, self.dataset, self.n_blanks, self.seed = lm, dataset, n_blanks, seed
         self._wordnet, self._vectors = wordnet, vectors
+        self._words = None  # (doc, its token texts), so the 8 control codes x 4 blanks share one list
 
     def fit(self, model=None, data=None):
         # the predictor is *not* used; only the in-domain LM (label-pooled) for resemantic/insert
@@ -76,7 +77,7 @@ class Polyjuice(CounterfactualExplainer):
 
     # ---- control codes -------------------------------------------------------------------------
     def _apply(self, code, doc, span, rng) -> list[str] | None:
-        words = [t.text for t in doc]
+        words = self._words[1] if self._words is not None and self._words[0] is doc else [t.text for t in doc]
         s, e = span
         sent = doc[s].sent if s < len(doc) else doc[-1].sent
         if code == "delete":
@@ -149,6 +150,7 @@ class Polyjuice(CounterfactualExplainer):
 
         out = []
         for doc in parse(texts):
+            self._words = (doc, [t.text for t in doc])  # read by every _apply on this doc
             rng = np.random.default_rng([self.seed, len(doc.text), sum(map(ord, doc.text[:200]))])
             cands: list[str] = []
             for span in self._blanks(doc, rng):
@@ -161,6 +163,7 @@ class Polyjuice(CounterfactualExplainer):
             if sents:
                 sent = sents[int(rng.integers(len(sents)))]
                 sdoc = sent.as_doc()
+                self._words = (sdoc, [t.text for t in sdoc])
                 for code in CONTROL_CODES:
                     w = self._apply(code, sdoc, (0, len(sdoc)), rng)
                     if w:

@@ -22,7 +22,13 @@ class WordNet:
     pos: dict[str, set[str]] = field(default_factory=dict)
 
     def antonyms_of(self, word: str) -> list[str]:
-        return sorted({b for a, b in self.antonyms if a == word})
+        index = self.__dict__.get("_antonym_index")
+        if index is None or index[0] != len(self.antonyms):  # built once (rebuilt if pairs were added)
+            by_word: dict[str, set[str]] = {}
+            for a, b in self.antonyms:
+                by_word.setdefault(a, set()).add(b)
+            index = self.__dict__["_antonym_index"] = (len(self.antonyms), {a: sorted(bs) for a, bs in by_word.items()})
+        return list(index[1].get(word, []))
 
 
 def wordnet_dir() -> Path:
