@@ -73,7 +73,8 @@ def test_registry_matches_sources():
         assert loaders.DATASETS[name].label_counts[split] == counts, (name, split)
     assert loaders.DATASETS["cebab"].splits == {
         "train_exclusive": 1755, "train_inclusive": 11728, "train_observational": 1755, "dev": 1673, "test": 1689}
-    assert set(loaders.DATASETS) == set(fetch.RAW_SPECS)
+    # every fetched dataset has a text loader, except the bird photographs (read by data/birds.py)
+    assert set(loaders.DATASETS) == set(fetch.RAW_SPECS) - {"birds"}
 
 
 @needs_data

@@ -168,7 +168,7 @@ def bench_editors(n_texts: int = 200, n_steps: int = 9) -> pd.DataFrame:
     and end of each editor's run (other work on the machine slows it down).
     """
     from .evaluation.cf_feedback_runner import EDITOR_ORDER, run_experiment
-    from .reports import machine_info
+    from .device import machine_info
 
     here = machine_info()
     rows = []
@@ -201,7 +201,7 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
     row per paper and one for everything.  Times are papermill's wall seconds of each run."""
     import nbformat
 
-    from .reports import machine_info
+    from .device import machine_info
 
     folder = Path(reports_dir) if reports_dir else paths.project_root() / "reports" / "full"
     notebooks = sorted(folder.glob("*.ipynb"))

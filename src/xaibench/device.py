@@ -16,6 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
 
 CHOICES = ("auto", "cpu", "cuda")
 DEFAULT_THREADS = 2
@@ -96,3 +101,35 @@ def module_device(module):
 
     p = next(iter(module.parameters()), None) if module is not None else None
     return p.device if p is not None else torch.device("cpu")
+
+
+# ---- the machine a run used (bench tables, executed-notebook metadata) ----------------------
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def gpu_name() -> str:
+    """The first GPU as ``nvidia-smi`` names it, or ``"none"`` (no torch import needed)."""
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            out = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                                 text=True, timeout=20)
+            names = [n.strip() for n in out.stdout.splitlines() if n.strip()]
+            if out.returncode == 0 and names:
+                return names[0] + (f" (x{len(names)})" if len(names) > 1 else "")
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return "none"
+
+
+def machine_info() -> dict[str, Any]:
+    """What a reader needs to compare run times: cores, CPU model, GPU, the device switch."""
+    return {"cpus": os.cpu_count(), "cpu_model": cpu_model(), "gpu": gpu_name(),
+            "xaibench_device": os.environ.get("XAIBENCH_DEVICE") or "auto"}

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from . import paths
+from .device import cpu_model, gpu_name, machine_info  # noqa: F401  (re-exported: reports record the machine)
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 CELL_FILE = re.compile(r"/tmp/ipykernel_\d+/\d+\.py")
@@ -40,37 +38,6 @@ SITE_PACKAGES = re.compile(r"[^\s\"'(]*/site-packages/")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PAPERMILL_KEEP = ("default_parameters", "duration", "end_time", "exception", "input_path", "output_path",
                   "parameters", "start_time", "version")
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def gpu_name() -> str:
-    """The first GPU as ``nvidia-smi`` names it, or ``"none"`` (no torch import needed)."""
-    smi = shutil.which("nvidia-smi")
-    if smi:
-        try:
-            out = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                                 text=True, timeout=20)
-            names = [n.strip() for n in out.stdout.splitlines() if n.strip()]
-            if out.returncode == 0 and names:
-                return names[0] + (f" (x{len(names)})" if len(names) > 1 else "")
-        except (OSError, subprocess.SubprocessError):
-            pass
-    return "none"
-
-
-def machine_info() -> dict[str, Any]:
-    """What a reader needs to compare run times: cores, CPU model, GPU, the device switch."""
-    return {"cpus": os.cpu_count(), "cpu_model": cpu_model(), "gpu": gpu_name(),
-            "xaibench_device": os.environ.get("XAIBENCH_DEVICE") or "auto"}
 
 
 def _clean_text(text: str, root: str) -> str:

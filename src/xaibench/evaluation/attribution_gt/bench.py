@@ -18,7 +18,7 @@ import pandas as pd
 def _context() -> dict:
     import torch
 
-    from ...reports import machine_info
+    from ...device import machine_info
 
     info = machine_info()
     return {"cpus": info["cpus"], "cpu_model": info["cpu_model"], "torch_threads": torch.get_num_threads(),
