@@ -71,3 +71,19 @@ def test_models_and_inputs_follow_the_device_switch(monkeypatch):
         assert {p.device.type for p in model.module.parameters()} == {"meta"}, name
         ids, mask = model.encode(TEXTS)
         assert ids.device.type == mask.device.type == "meta", name
+
+
+def test_load_average_is_the_rounded_one_minute_value_or_nan(monkeypatch):
+    import math
+    import os
+
+    from xaibench.device import load_average
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.14159, 2.0, 1.0))
+    assert load_average() == 3.14
+
+    def unavailable():
+        raise OSError("no load average on this platform")
+
+    monkeypatch.setattr(os, "getloadavg", unavailable)
+    assert math.isnan(load_average())

@@ -27,6 +27,7 @@ import pandas as pd
 
 from . import paths
 from .config import get_profile
+from .device import load_average
 from .io import write_csv
 
 TARGETS = {("minilm", "5-way"): {"max_seconds": 300.0, "max_rss_gb": 3.0}}
@@ -69,7 +70,7 @@ def bench_training(models: list[str], tasks: list[str]) -> pd.DataFrame:
                          "peak_rss_gb": round(m["peak_rss_gb"], 2), "dev_macro_f1": round(m["dev_macro_f1"], 3),
                          "target_seconds": tgt.get("max_seconds"), "target_rss_gb": tgt.get("max_rss_gb"),
                          "cpus": os.cpu_count(), "machine": platform.machine(),
-                         "load_avg_1min": round(os.getloadavg()[0], 2)})
+                         "load_avg_1min": load_average()})
             print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
@@ -106,7 +107,7 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
             rows.append({"model": model, "task": task, "seed": seed, "explainer": name,
                          "wall_seconds": round(time.time() - t0, 1),
                          "forward_passes": int(per["forward_passes"].iloc[0]), "n_pairs": len(per),
-                         "load_avg_1min": round(os.getloadavg()[0], 2)})
+                         "load_avg_1min": load_average()})
             print(rows[-1], flush=True)
         cold.close()
     df = pd.DataFrame(rows)
@@ -154,7 +155,7 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
         df["plain_forward_seconds_same_rows_as_lime"] = round(plain, 3)
         lime_s = df.loc[df["explainer"] == "lime", "seconds_per_explanation"]
         df["lime_over_plain_forward (target <= 2)"] = round(float(lime_s.iloc[0]) / plain, 2) if len(lime_s) else None
-        df["load_avg_1min"] = round(os.getloadavg()[0], 2)  # other work on the machine during the run
+        df["load_avg_1min"] = load_average()  # other work on the machine during the run
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
 

@@ -129,6 +129,15 @@ def gpu_name() -> str:
     return "none"
 
 
+def load_average() -> float:
+    """The 1-minute load average rounded to 2 decimals (how busy the machine was while a timing was
+    taken; ``nan`` where the platform has none). Every bench table records it through this function."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return float("nan")
+
+
 def machine_info() -> dict[str, Any]:
     """What a reader needs to compare run times: cores, CPU model, GPU, the device switch."""
     return {"cpus": os.cpu_count(), "cpu_model": cpu_model(), "gpu": gpu_name(),

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths
+from ..device import load_average
 from ..io import write_parquet
 from . import counterfactual_faithfulness as cfm
 
@@ -236,8 +237,6 @@ def benchmark(datasets: Sequence[str] = ("adult", "rt-polarity"), n_rows: int = 
     """Seconds (wall and process CPU) per explanation and per counterfactual search (Algorithm 1
     and 2, K = 1), per explainer, on ``n_rows`` test rows; the 1-minute load average is recorded
     because the machine may be shared."""
-    import os
-
     from ..explainers.feature import make_feature_explainer
 
     cfg = cfg or RunConfig()
@@ -261,6 +260,6 @@ def benchmark(datasets: Sequence[str] = ("adult", "rt-polarity"), n_rows: int = 
                 fn(model, X, sel, targets, **kw)
                 rec[f"search_{alg}_s_per_row"] = (time.time() - w) / len(X)
                 rec[f"search_{alg}_cpu_s_per_row"] = (time.process_time() - c) / len(X)
-            rec["load_avg_1min"] = os.getloadavg()[0]
+            rec["load_avg_1min"] = load_average()
             rows.append(rec)
     return pd.DataFrame(rows)

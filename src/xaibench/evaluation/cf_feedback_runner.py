@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from .. import io, paths
+from ..device import load_average
 from ..tables import paper_values
 from . import cf_feedback as cf
 
@@ -36,7 +38,6 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     than ``max_words`` words are left out of the sample (budget; reported in DEVIATIONS.md).
     ``max_train``/``lm_max_texts`` cap the predictor's and the infiller's training sets (quick runs).
     """
-    import os
     import time
 
     from ..data.cf_data import sample_test
@@ -55,7 +56,7 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     sample = sample_test(dataset, n_texts, seed=seed, max_words=max_words)
     limit = model_max_words(model)
     n_long = int(sum(len(t.split()) > limit for t in sample["text"])) if limit else 0
-    load0 = os.getloadavg()[0]
+    load0 = load_average()
     t0 = time.perf_counter()
     chains = cf.run_chains(ed, pred, sample["text"].tolist(), n_steps=n_steps, progress=progress)
     secs = time.perf_counter() - t0
@@ -70,7 +71,7 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
              "predictor_texts_incremental_per_edit": pred.n_incremental / max(n_edits, 1),
              "n_texts_longer_than_model_reads": n_long,
              # the machine and how busy it was (1-minute load average at start and end of the run)
-             "cpus": os.cpu_count(), "load_start": load0, "load_end": os.getloadavg()[0]}
+             "cpus": os.cpu_count(), "load_start": load0, "load_end": load_average()}
     chains["proba"] = chains["proba"].map(json.dumps)
     io.write_parquet(out, chains)
     io.write_json(meta, stats)
@@ -145,7 +146,6 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     mean minimality and seconds per edit (plus the MLM head's training seconds and final
     cross-entropy).  Stored under ``data/results/cf_feedback/`` (the MLM costs seconds per edit).
     """
-    import os
     import time
 
     from ..data.cf_data import sample_test
@@ -167,13 +167,13 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
         for name, lm in (("bigram (label-conditioned)", None), ("MLM head on MiniLM (label-conditioned)", mlm)):
             pred = cf.CountingPredictor(model)
             editor = MiCE(dataset=d, lm=lm, seed=seed).fit(pred)
-            load0 = os.getloadavg()[0]
+            load0 = load_average()
             t0 = time.perf_counter()
             ch = cf.run_chains(editor, pred, texts, n_steps=1)
             secs = time.perf_counter() - t0
             first = ch[ch["step"] == 1]
             common = {"dataset": d, "infiller": name, "ours_std": np.nan, "paper": np.nan, "n_texts": len(first),
-                      "load_avg_1min": round((load0 + os.getloadavg()[0]) / 2, 2)}
+                      "load_avg_1min": round((load0 + load_average()) / 2, 2)}
             rows += [{**common, "metric": "flip_rate@1", "ours": float(first["flipped"].mean()), "lower_is_better": False},
                      {**common, "metric": "minimality@1", "ours": float(first["minimality"].mean()), "lower_is_better": True},
                      {**common, "metric": "seconds_per_edit", "ours": secs / max(len(first), 1), "lower_is_better": True}]

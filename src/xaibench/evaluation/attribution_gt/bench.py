@@ -9,7 +9,6 @@ thread count and the 1-minute load average at the time it was measured (the mach
 """
 from __future__ import annotations
 
-import os
 import time
 
 import pandas as pd
@@ -18,11 +17,11 @@ import pandas as pd
 def _context() -> dict:
     import torch
 
-    from ...device import machine_info
+    from ...device import load_average, machine_info
 
     info = machine_info()
     return {"cpus": info["cpus"], "cpu_model": info["cpu_model"], "torch_threads": torch.get_num_threads(),
-            "load_avg_1min": round(os.getloadavg()[0], 2)}
+            "load_avg_1min": load_average()}
 
 
 def bench_text(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "full") -> list[dict]:
