@@ -131,3 +131,23 @@ def test_result_tables_known_values():
     assert tf["flip_rate@1"] == 1.0 and tf["flip_rate@3"] == 0.5  # text 1 ended after two edits
     t45 = R.table_sample_size(ch, sample_sizes=(2,))
     assert set(t45.columns) >= {"ours", "ours_std", "paper", "sample_size", "step"}
+
+
+def test_step_plot_titles_count_texts_per_panel():
+    """A panel scored on fewer texts than the others (base-LM fluency) says how many."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xaibench.evaluation import cf_feedback_runner as R
+
+    rows = [{"dataset": "imdb", "editor": e, "text_id": t, "step": s, "minimality": 0.1 * s,
+             "nll_base": (1.0 + s) if t == 0 else float("nan")}
+            for e in R.EDITOR_ORDER for t in (0, 1, 2) for s in (1, 2)]
+    fig = R.plot_steps(pd.DataFrame(rows), "imdb", [("minimality", "(a) minimality"), ("nll_base", "(d) base-LM NLL")],
+                       "Figure 3")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == ["(a) minimality", "(d) base-LM NLL (1 text)"]
+    assert fig._suptitle.get_text() == "Figure 3 (3 texts per editor)"
+    plt.close(fig)

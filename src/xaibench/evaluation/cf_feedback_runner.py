@@ -287,26 +287,32 @@ def per_step_frame(chains: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _texts_per_editor(frame: pd.DataFrame) -> int:
+    """The most texts any editor has rows for (0 for an empty frame)."""
+    if "text_id" not in frame.columns or not len(frame):
+        return 0
+    return int(frame.groupby("editor")["text_id"].nunique().max())
+
+
 def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, str]], title: str):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
     sub = frame[frame["dataset"] == dataset]
+    n = _texts_per_editor(sub)
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.6), squeeze=False)
     for ax, (col, label) in zip(axes[0], metrics):
         data = sub.dropna(subset=[col])
-        if col == "inc":
-            data = data.assign(step=data["step"])  # inc at step k compares edits k and k+1
         sns.boxplot(data=data, x="step", y=col, hue="editor", hue_order=list(EDITOR_ORDER), ax=ax,
                     showfliers=False, linewidth=0.8)
-        ax.set_title(label)
+        k = _texts_per_editor(data)  # a panel scored on fewer texts (base-LM fluency) says so
+        ax.set_title(f"{label} ({k} text{'s' if k != 1 else ''})" if k < n else label)
         ax.set_xlabel("feedback step")
         ax.set_ylabel("")
         if ax is not axes[0][-1]:
             ax.get_legend().remove() if ax.get_legend() else None
         else:
             ax.legend(title="editor", bbox_to_anchor=(1.02, 1), loc="upper left")
-    n = int(sub.groupby("editor")["text_id"].nunique().max()) if "text_id" in sub.columns and len(sub) else 0
     fig.suptitle(f"{title} ({n} texts per editor)" if n else title)
     fig.tight_layout()
     return fig
