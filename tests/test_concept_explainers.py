@@ -389,6 +389,10 @@ def test_causalm_smoke(model):
     assert est.shape == (len(p), 2) and np.isfinite(est).all()
     np.testing.assert_allclose(est.sum(1), 0.0, atol=1e-6)
     assert len(e.history_["food"]["adversarial"]) == 1
+    # every stage of the fit is timed (bench_cebab reports them), the encoder fine-tunes included
+    assert set(e.timings_) == {"counterfactual_encoders_s", "counterfactual_heads_s", "factual_encoders_s",
+                               "factual_heads_s"}
+    assert all(v > 0 for v in e.timings_.values())
     # the explained model itself is untouched
     assert all(torch.equal(before[k], v) for k, v in model.module.state_dict().items())
     assert all(p.requires_grad for p in model.module.parameters())

@@ -149,6 +149,7 @@ def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame
     per["causalm_baseline"] = causalm_baseline if name == "causalm" else ""
     per["seconds"] = time.time() - t0
     per["forward_passes"] = getattr(model, "n_forward", 0) - n0
+    per.attrs["stage_seconds"] = dict(getattr(explainer, "timings_", {}))  # e.g. CausaLM's stages (bench_cebab)
     return per
 
 

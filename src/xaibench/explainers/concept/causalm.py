@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -231,6 +232,10 @@ class CausaLMExplainer(FittedConceptExplainer):
         self.factual_history_: dict[str, Any] = {}
         self._memo: dict[str, dict[str, np.ndarray]] = {}
         self._factual_memo: dict[str, dict[str, np.ndarray]] = {}
+        #: wall seconds per stage of the fit (bench_cebab): encoder fine-tunes and the heads on frozen features
+        self.timings_: dict[str, float] = {"counterfactual_encoders_s": 0.0, "counterfactual_heads_s": 0.0,
+                                           "factual_encoders_s": 0.0, "factual_heads_s": 0.0}
+        clock = time.perf_counter
 
         def labels(aspect: str, rows: np.ndarray) -> np.ndarray:
             return data[f"{aspect}_majority"].iloc[rows].map(lambda v: code.get(v, -1)).to_numpy(dtype=np.int64)
@@ -240,21 +245,29 @@ class CausaLMExplainer(FittedConceptExplainer):
             rows = np.nonzero(data[f"{a}_majority"].isin(CONCEPT_VALUES).to_numpy())[0]
             if len(rows) < 2:
                 raise ValueError(f"too few fit rows with a {a} label for CausaLM")
+            t0 = clock()
             enc, hist = self._adversarial(a, [texts_all[i] for i in rows], labels(a, rows), labels(cc, rows), d)
+            self.timings_["counterfactual_encoders_s"] += clock() - t0
             self.encoders_[a] = enc
             self._memo[a] = {}
             self._fitted = True  # the feature functions are usable from here on
+            t0 = clock()
             self.heads_[a], head_hist = self._head(self.cf_features(a, task_texts), y_task[task_rows],
                                                    f"CausaLM head {a}")
+            self.timings_["counterfactual_heads_s"] += clock() - t0
             self.history_[a] = {"adversarial": hist, "head": head_hist}
             if self.baseline == "factual" and cc not in self.factual_encoders_:
                 frows = np.nonzero(data[f"{cc}_majority"].isin(CONCEPT_VALUES).to_numpy())[0]
+                t0 = clock()
                 fenc, fhist = self._adversarial(f"factual({cc})", [texts_all[i] for i in frows], None,
                                                 labels(cc, frows), d)
+                self.timings_["factual_encoders_s"] += clock() - t0
                 self.factual_encoders_[cc] = fenc
                 self._factual_memo[cc] = {}
+                t0 = clock()
                 self.factual_heads_[cc], fhead_hist = self._head(self.factual_features(cc, task_texts),
                                                                  y_task[task_rows], f"CausaLM factual head {cc}")
+                self.timings_["factual_heads_s"] += clock() - t0
                 self.factual_history_[cc] = {"control": fhist, "head": fhead_hist}
         self._fitted = True
         return self
