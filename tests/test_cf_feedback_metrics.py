@@ -151,3 +151,18 @@ def test_step_plot_titles_count_texts_per_panel():
     assert titles == ["(a) minimality", "(d) base-LM NLL (1 text)"]
     assert fig._suptitle.get_text() == "Figure 3 (3 texts per editor)"
     plt.close(fig)
+
+
+def test_notebook_22_defaults_are_the_full_sample_the_bench_times():
+    """`make all` runs notebook 22 with its defaults; bench_editors times the same sample."""
+    import json
+    from pathlib import Path
+
+    from xaibench.evaluation.cf_feedback_runner import FULL_SAMPLE
+
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "22_counterfactual_feedback.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
+    params: dict = {}
+    exec("".join(cell["source"]), {}, params)
+    assert {"imdb": params["n_imdb"], "newsgroups": params["n_newsgroups"]} == FULL_SAMPLE
+    assert FULL_SAMPLE["imdb"] == 500  # the paper's IMDb sample

@@ -164,20 +164,20 @@ def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def bench_editors(n_texts: int = 200, n_steps: int = 9) -> pd.DataFrame:
+def bench_editors(sample: dict[str, int] | None = None, n_steps: int = 9) -> pd.DataFrame:
     """Seconds and predictor calls per edit step of each counterfactual editor.
 
-    The chains are notebook 22's default run (200 texts per dataset, 9 edits, TF-IDF predictor),
+    The chains are notebook 22's full-profile run (``FULL_SAMPLE`` texts per dataset, 9 edits, TF-IDF predictor),
     so its recorded timings are reported when that run is cached (``data/results/cf_feedback``),
     else it is computed now; the rows carry the machine and its 1-minute load average at the start
     and end of each editor's run (other work on the machine slows it down).
     """
-    from .evaluation.cf_feedback_runner import EDITOR_ORDER, run_experiment
+    from .evaluation.cf_feedback_runner import EDITOR_ORDER, FULL_SAMPLE, run_experiment
     from .device import machine_info
 
     here = machine_info()
     rows = []
-    for d in ("imdb", "newsgroups"):
+    for d, n_texts in (sample or FULL_SAMPLE).items():
         for e in EDITOR_ORDER:
             stats = run_experiment(d, e, n_texts, n_steps=n_steps, progress=False)[1]
             rows.append({**stats, **{k: here[k] for k in MACHINE_KEYS if k not in stats}})

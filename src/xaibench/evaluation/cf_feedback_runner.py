@@ -22,6 +22,9 @@ from . import cf_feedback as cf
 
 EDITOR_ORDER = ("mice", "polyjuice", "textfooler")
 SAMPLE_SIZES = (10, 50, 100, 200, 500)
+#: texts per dataset of the full-profile run (notebook 22's defaults, ``make all``): the paper's 500 IMDb
+#: reviews; Newsgroups as many as the budget allows (the paper: the whole test split)
+FULL_SAMPLE = {"imdb": 500, "newsgroups": 200}
 
 
 def _key(**kw) -> str:
