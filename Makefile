@@ -110,7 +110,7 @@ ge: faithfulness
 
 # Ground-truth attribution (Zhou et al. 2022; notebooks 13, 24 text; 25 images)
 #: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
-ATTR_GT_SEEDS ?= 0 1 2
+ATTR_GT_SEEDS ?= 0 1 2 3 4 5 6 7 8 9 10
 $(REPORTS)/13_attention_rationales.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb
 $(REPORTS)/24_attribution_ground_truth.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
