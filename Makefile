@@ -119,7 +119,12 @@ $(REPORTS)/25_attribution_gt_saliency.ipynb: NB_PARAMS = -p seeds 0
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 
 # Counterfactuals of counterfactuals (notebooks 12, 22)
-$(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb: NB_PARAMS =
+#: CF_IMDB -- IMDb test reviews fed back through each editor (paper: 500)
+CF_IMDB ?= 500
+#: CF_NEWSGROUPS -- Newsgroups test posts (paper: the whole split; 1000 fit the 60-min budget on 2 cores)
+CF_NEWSGROUPS ?= 1000
+$(REPORTS)/12_counterfactual_editors.ipynb: NB_PARAMS =
+$(REPORTS)/22_counterfactual_feedback.ipynb: NB_PARAMS = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF_NEWSGROUPS)
 .PHONY: cf-feedback
 cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
 

@@ -156,6 +156,7 @@ def test_step_plot_titles_count_texts_per_panel():
 def test_notebook_22_defaults_are_the_full_sample_the_bench_times():
     """`make all` runs notebook 22 with its defaults; bench_editors times the same sample."""
     import json
+    import re
     from pathlib import Path
 
     from xaibench.evaluation.cf_feedback_runner import FULL_SAMPLE
@@ -165,4 +166,7 @@ def test_notebook_22_defaults_are_the_full_sample_the_bench_times():
     params: dict = {}
     exec("".join(cell["source"]), {}, params)
     assert {"imdb": params["n_imdb"], "newsgroups": params["n_newsgroups"]} == FULL_SAMPLE
+    makefile = (Path(__file__).parents[1] / "Makefile").read_text()
+    defaults = {k: int(v) for k, v in re.findall(r"^(CF_IMDB|CF_NEWSGROUPS) \?= (\d+)$", makefile, flags=re.M)}
+    assert defaults == {"CF_IMDB": FULL_SAMPLE["imdb"], "CF_NEWSGROUPS": FULL_SAMPLE["newsgroups"]}
     assert FULL_SAMPLE["imdb"] == 500  # the paper's IMDb sample
