@@ -125,3 +125,26 @@ def test_result_store_keys_on_the_convention(tmp_path, monkeypatch):
     assert runner.result_path("lstm", "5-way", 42, "causalm", causalm_baseline="explained").name == \
         "causalm@explained.parquet"
     assert runner.result_path("lstm", "5-way", 42, "causalm").name == "causalm.parquet"
+
+
+def test_grouped_bars_draws_means_and_std_error_bars_at_the_bar_centres():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xaibench.plotting import grouped_bars
+
+    d = pd.DataFrame({"x": ["a", "a", "b", "b", "a"], "h": ["p", "q", "p", "q", "p"],
+                      "y": [1.0, 2.0, 3.0, 4.0, 3.0], "e": [0.5, np.nan, 0.25, 1.0, 0.5]})
+    fig, ax = plt.subplots()
+    grouped_bars(d, "x", "y", "h", "e", ax)
+    bars = sorted((round(p.get_x() + p.get_width() / 2, 6), p.get_height()) for p in ax.patches if p.get_height())
+    # a/p averages its two rows (1 and 3 -> 2); centres at -0.2 / +0.2 around each x position
+    assert bars == [(-0.2, 2.0), (0.2, 2.0), (0.8, 3.0), (1.2, 4.0)]
+    segs = sorted(tuple(np.round(s, 6).ravel()) for c in ax.containers if hasattr(c, "lines") and c.lines[2]
+                  for s in c.lines[2][0].get_segments())
+    # error bars: a/p 2 +- 0.5, a/q none (NaN -> 0), b/p 3 +- 0.25, b/q 4 +- 1
+    assert segs == [(-0.2, 1.5, -0.2, 2.5), (0.2, 2.0, 0.2, 2.0), (0.8, 2.75, 0.8, 3.25), (1.2, 3.0, 1.2, 5.0)]
+    with pytest.raises(ValueError, match="columns"):
+        grouped_bars(d, "x", "y", "h", "std", ax)
+    plt.close(fig)

@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..plotting import grouped_bars
 from ..tables import aggregate_seeds
 from . import cebab as cb
 from .cebab_runner import seeds_label
@@ -129,22 +130,6 @@ def plot_metric_grid(t10: pd.DataFrame, metric: str, explainers: Sequence[str] =
     return g
 
 
-def _bars_with_errors(long: pd.DataFrame, cells: list[str], ax) -> None:
-    """Grouped bars (x = ``cell``, colour = ``source``) of ``value`` with ``err`` as error bars."""
-    import seaborn as sns
-
-    hue_order = list(dict.fromkeys(long["source"]))
-    sns.barplot(data=long, x="cell", y="value", hue="source", order=cells, hue_order=hue_order, ax=ax,
-                palette="deep", errorbar=None)
-    width = 0.8 / len(hue_order)
-    for j, src in enumerate(hue_order):
-        sub = long[long["source"] == src].groupby("cell")[["value", "err"]].mean().reindex(cells)
-        xs = np.arange(len(cells)) - 0.4 + width * (j + 0.5)
-        ax.errorbar(xs, sub["value"], yerr=sub["err"].fillna(0).to_numpy(dtype=float), fmt="none", c="0.3", lw=0.8)
-    ax.set_xlabel("")
-    ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
-
-
 def plot_table4(t4: pd.DataFrame):
     """Table 4: CaCE (change of the predicted stars) per aspect and direction, ours ± population std
     over seeds per model beside the paper's BERT.  Returns the Figure (``None`` if empty)."""
@@ -157,7 +142,7 @@ def plot_table4(t4: pd.DataFrame):
     first = d["model"].iloc[0]
     long = pd.concat([d.assign(source="ours (" + d["model"] + ")", value=d["ours"], err=d["ours_std"]),
                       d[d["model"] == first].assign(source="paper (BERT)", value=d["paper"], err=d["paper_std"])])
-    _bars_with_errors(long, list(dict.fromkeys(d["cell"])), ax)
+    grouped_bars(long, "cell", "value", "source", "err", ax, order=list(dict.fromkeys(d["cell"])))
     ax.axhline(0, c="k", lw=0.8)
     ax.set_ylabel("CaCE (stars)")
     ax.set_title(f"CEBaB (Abraham et al. 2022) Table 4: CaCE, 5-way task, {_seeds(t4['n_seeds'])} "
@@ -177,7 +162,7 @@ def plot_model_performance(table: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(13, 4))
     long = pd.concat([plot.assign(source="ours (" + plot["model"] + ")", value=plot["ours"], err=plot["ours_std"]),
                       plot.assign(source="paper (" + plot["paper_model"] + ")", value=plot["paper"], err=np.nan)])
-    _bars_with_errors(long, list(dict.fromkeys(plot["cell"])), ax)
+    grouped_bars(long, "cell", "value", "source", "err", ax, order=list(dict.fromkeys(plot["cell"])))
     ax.set_ylabel("macro-F1")
     ax.set_ylim(0, 1)
     ax.set_title(f"CEBaB (Abraham et al. 2022) Table 8: classifier macro-F1, every task, "
