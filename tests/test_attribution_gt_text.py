@@ -52,3 +52,55 @@ def test_noncorrelating_articles_are_independent_of_label():
     # r = 0.5: the new labels are independent of the original ones
     agree = (sp.labels == sp.orig_labels).mean()
     assert abs(agree - 0.5) < 0.04
+
+
+# --- Figs. 10-11 bar colours (text_plots) ---------------------------------------------------------
+
+def test_attention_bar_colours_follow_token_roles():
+    from xaibench.evaluation.attribution_gt import text_plots as tp
+
+    corr = np.array([True, False, False, True])
+    noncorr = np.array([False, True, False, False])
+    assert tp.role_colours(corr, noncorr).tolist() == ["tab:orange", "tab:red", "tab:green", "tab:orange"]
+    with pytest.raises(ValueError, match="one flag per token"):
+        tp.role_colours(corr, noncorr[:3])
+
+
+def test_plot_attention_draws_one_bar_per_token_and_rejects_misaligned_weights():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+    from xaibench.evaluation.attribution_gt import text_plots as tp
+
+    fig, ax = plt.subplots()
+    tokens, w = ["the", "beer", "is", "a", "stout"], [0.5, 0.1, 0.0, 0.3, 0.1]
+    corr = np.array([1, 0, 0, 0, 0], bool)
+    noncorr = np.array([0, 0, 0, 1, 0], bool)
+    tp.plot_attention(ax, tokens, w, corr, noncorr, "t")
+    bars = ax.patches
+    assert [b.get_height() for b in bars] == w
+    assert [to_hex(b.get_facecolor()) for b in bars] == [to_hex(c) for c in
+                                                        ("tab:orange", "tab:green", "tab:green", "tab:red", "tab:green")]
+    assert [t.get_text() for t in ax.get_xticklabels()] == tokens
+    with pytest.raises(ValueError, match="5 tokens but 4"):
+        tp.plot_attention(ax, tokens, w[:4], corr, noncorr, "t")
+    plt.close(fig)
+
+
+def test_panel_reviews_prefers_readable_lengths():
+    from xaibench.evaluation.attribution_gt import text_plots as tp
+
+    class Split:
+        def __init__(self, lengths):
+            self.lengths = lengths
+
+        def __len__(self):
+            return len(self.lengths)
+
+        def tokens(self, i):
+            return ["w"] * self.lengths[i]
+
+    assert tp.panel_reviews(Split([5, 20, 60, 30, 40]), 2) == [1, 3]
+    assert tp.panel_reviews(Split([5, 80, 3]), 2) == [0, 1]  # none readable: the first ones
+    assert tp.panel_reviews(Split([5]), 2) == [0]

@@ -137,12 +137,13 @@ def plot_table4(t4: pd.DataFrame):
 
     if t4 is None or t4.empty:
         return None
-    fig, ax = plt.subplots(figsize=(11, 3.6))
+    fig, ax = plt.subplots(figsize=(12, 3.6))
     d = t4.assign(cell=t4["aspect"] + "\n" + t4["direction"].str.replace("_to_", "→"))
     first = d["model"].iloc[0]
     long = pd.concat([d.assign(source="ours (" + d["model"] + ")", value=d["ours"], err=d["ours_std"]),
                       d[d["model"] == first].assign(source="paper (BERT)", value=d["paper"], err=d["paper_std"])])
     grouped_bars(long, "cell", "value", "source", "err", ax, order=list(dict.fromkeys(d["cell"])))
+    ax.tick_params(axis="x", labelsize=8)  # 12 two-line labels: at the default size "ambiance" ones touch
     ax.axhline(0, c="k", lw=0.8)
     ax.set_ylabel("CaCE (stars)")
     ax.set_title(f"CEBaB (Abraham et al. 2022) Table 4: CaCE, 5-way task, {_seeds(t4['n_seeds'])} "
