@@ -56,6 +56,20 @@ def _parameters_cell_names(notebook: Path) -> set[str]:
             for t in node.targets if isinstance(t, ast.Name)}
 
 
+@pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_papermill_reads_every_parameter_of_the_parameters_cell(notebook):
+    """papermill parses the parameters cell with its own regex, not Python's: a comment holding `=` or
+    quotes makes it skip the line ("Unable to parse line ...; Passed unknown parameter"), and
+    `papermill --help-notebook` then hides that parameter."""
+    import nbformat
+    from papermill.translators import PythonTranslator
+
+    cell = next(c for c in nbformat.read(notebook, as_version=4).cells
+                if "parameters" in c.metadata.get("tags", []))
+    assert {p.name for p in PythonTranslator.inspect(cell)} == _parameters_cell_names(notebook), \
+        f"{notebook.name}: papermill cannot parse a line of the parameters cell; put its comment on the line above"
+
+
 def _papermill_lines(*args: str) -> list[list[str]]:
     text = _make("-n", "-B", *args)
     return [shlex.split(line) for line in text.splitlines() if " -m papermill " in line]
