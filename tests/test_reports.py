@@ -2,6 +2,7 @@
 import json
 
 import nbformat
+import pandas as pd
 import pytest
 
 from xaibench import reports
@@ -103,3 +104,7 @@ def test_bench_make_all_cli_writes_the_table(tmp_path, monkeypatch):
     out = (tmp_path / "figures" / "tables" / "bench_make_all.csv").read_text()
     assert out.splitlines()[0].startswith("paper,notebook,parameters,wall_seconds,wall_minutes,started,cpus")
     assert "03_classifier_performance" in out and "all papers" in out
+    md = (tmp_path / "figures" / "tables" / "bench_make_all.md").read_text()  # rendered beside the CSV
+    assert md.startswith("# bench_make_all\n") and "python -m xaibench.bench make_all" in md
+    n_rows = len(pd.read_csv(tmp_path / "figures" / "tables" / "bench_make_all.csv"))
+    assert md.count("\n|") == n_rows + 2  # header, separator, one line per row

@@ -28,7 +28,7 @@ import pandas as pd
 from . import paths
 from .config import get_profile
 from .device import load_average
-from .io import write_csv
+from .io import write_csv, write_text
 
 TARGETS = {("minilm", "5-way"): {"max_seconds": 300.0, "max_rss_gb": 3.0}}
 
@@ -280,9 +280,18 @@ def main(argv: list[str] | None = None) -> None:
         df, name = benchmark(), "bench_faithfulness.csv"
     else:
         df, name = bench_training(args.models, args.tasks), "bench_training.csv"
-    dest = paths.project_root() / "figures" / "tables" / name
+    dest = write_bench_table(df, name)
+    print(f"wrote {dest} and {dest.with_suffix('.md').name}")
+
+
+def write_bench_table(df: pd.DataFrame, name: str, out_dir: str | os.PathLike | None = None) -> Path:
+    """Write ``figures/tables/<name>`` (CSV) and a Markdown rendering beside it, both atomically.
+    Bench tables are measurements, not paper comparisons, so they have no ``ours``/``paper`` columns."""
+    dest = Path(out_dir or paths.tables_dir()) / name
     write_csv(dest, df)
-    print(f"wrote {dest}")
+    title = f"# {dest.stem}\n\nWritten by `python -m xaibench.bench {dest.stem.removeprefix('bench_')}`.\n\n"
+    write_text(dest.with_suffix(".md"), title + df.to_markdown(index=False) + "\n")
+    return dest
 
 
 if __name__ == "__main__":
