@@ -1,5 +1,6 @@
 """Executed notebooks kept for readers (xaibench.reports) and the cost of `make all` (bench make_all)."""
 import json
+from pathlib import Path
 
 import nbformat
 import pandas as pd
@@ -108,3 +109,21 @@ def test_bench_make_all_cli_writes_the_table(tmp_path, monkeypatch):
     assert md.startswith("# bench_make_all\n") and "python -m xaibench.bench make_all" in md
     n_rows = len(pd.read_csv(tmp_path / "figures" / "tables" / "bench_make_all.csv"))
     assert md.count("\n|") == n_rows + 2  # header, separator, one line per row
+
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = sorted((ROOT / "reports" / "full").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("report", COMMITTED, ids=lambda p: p.stem)
+def test_committed_reports_show_the_current_notebook_sources(report):
+    """A reader opens reports/full/ to see how each result is made: a report whose cells no longer
+    match its notebook (code or prose) is stale and must be regenerated (`make <target>`)."""
+    source = ROOT / "notebooks" / f"{report.stem.split('-')[0]}.ipynb"
+    assert source.exists(), f"{report.name}: no notebook {source.name} (delete the report or restore it)"
+    want = [c.source for c in nbformat.read(source, as_version=4).cells]
+    got = [c.source for c in nbformat.read(report, as_version=4).cells
+           if "injected-parameters" not in c.metadata.get("tags", [])]
+    changed = [i for i, (a, b) in enumerate(zip(want, got)) if a != b]
+    assert len(want) == len(got) and not changed, \
+        f"{report.name} is stale: cells {changed or 'count'} differ from {source.name}; rerun it with make"
