@@ -74,3 +74,31 @@ def test_saliency_methods_on_a_hand_built_model():
         assert attr_pct(s[0], er) == pytest.approx(1.0, abs=1e-6), method
     s = saliency("lime", model, x, [0, 1], images=images, n_samples=60, n_segments=16)
     assert s.shape == (2, S, S) and np.isfinite(s).all()
+
+
+def test_gradient_saliency_known_value_without_captum_warnings():
+    """Logit 0 of this model is (sum of the top-left 2x2 patch over all channels) / 16, so its
+    input gradient is 1/16 per channel there and 0 elsewhere: the map (|gradient| summed over the
+    3 channels) is 3/16 on the patch.  captum's "did not already
+    require gradients" warning must not be raised (it littered notebook 25's executed report)."""
+    import warnings
+
+    import torch
+
+    from xaibench.explainers.saliency import saliency
+
+    class Patch(torch.nn.Module):
+        def forward(self, x):
+            s = x[:, :, :2, :2].sum(dim=(1, 2, 3)) / 16
+            return torch.stack([s, -s], 1)
+
+    x = torch.rand(2, 3, 4, 4)
+    expected = np.zeros((2, 4, 4))
+    expected[:, :2, :2] = 3 / 16
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = saliency("gradient", Patch(), x, [0, 1])
+        saliency("smoothgrad", Patch(), x, [0, 1], n_samples=2)
+        saliency("shap", Patch(), x, [0, 1], n_samples=2, baselines=torch.zeros(1, 3, 4, 4))
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-7)
+    assert not x.requires_grad  # the caller's tensor is left alone

@@ -85,6 +85,7 @@ def test_bench_make_all_sums_notebooks_per_paper_and_in_total(tmp_path, capsys):
     totals = df[df["notebook"].str.startswith("TOTAL")].set_index("paper")
     assert totals.loc[CEBAB, "wall_seconds"] == 660.0 and totals.loc[CEBAB, "notebook"] == "TOTAL (2 notebooks)"
     assert totals.loc[CEBAB, "cpus"] == 2 and totals.loc[CEBAB, "gpu"] == "none"
+    assert totals.loc[HUMAN, "notebook"] == "TOTAL (1 notebook)"
     assert totals.loc["all papers", "wall_seconds"] == 750.0
     assert totals.loc["all papers", "wall_minutes"] == 12.5
     assert totals.loc["all papers", "cpus"] == "mixed"  # 2 and 16 cores: not one machine

@@ -38,7 +38,7 @@ def smoothgrad(model, x, target, n_samples: int = 50, noise_level: float = 0.15,
     out = []
     for i in range(x.shape[0]):
         xi = x[i : i + 1]
-        sd = float(noise_level * (xi.max() - xi.min()))
+        sd = float(noise_level * (xi.max() - xi.min()).detach())
         a = NoiseTunnel(Saliency(model)).attribute(xi, nt_type="smoothgrad", nt_samples=n_samples, stdevs=sd,
                                                    target=target[i : i + 1], abs=True, nt_samples_batch_size=n_samples)
         out.append(_reduce(a))
@@ -90,6 +90,8 @@ def shap(model, x, target, baselines=None, n_samples: int = 20, **_):
                                                 stdevs=0.0))
 
 
+#: methods that differentiate the model with respect to its input
+GRADIENT_METHODS = ("gradient", "smoothgrad", "shap")
 FUNCS = {"gradient": gradient, "smoothgrad": smoothgrad, "cam": cam, "lime": lime, "shap": shap}
 
 
@@ -101,5 +103,9 @@ def saliency(method: str, model: Any, x, target, **kw) -> np.ndarray:
         raise KeyError(f"unknown saliency method {method!r}; choose one of {METHODS}")
     model.eval()
     target = torch.as_tensor(np.asarray(target)).long()
+    if method in GRADIENT_METHODS:
+        # captum sets requires_grad itself but warns once per call ("Input Tensor 0 did not already
+        # require gradients"), which littered executed notebooks; same gradients either way
+        x = x.detach().requires_grad_(True)
     with torch.enable_grad():
         return FUNCS[method](model, x, target, **kw)
