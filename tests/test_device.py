@@ -87,3 +87,17 @@ def test_load_average_is_the_rounded_one_minute_value_or_nan(monkeypatch):
 
     monkeypatch.setattr(os, "getloadavg", unavailable)
     assert math.isnan(load_average())
+
+
+def test_cpu_model_names_generation_and_vector_extension():
+    """Reports record the CPU well enough to tell kernels apart: "AMD EPYC" alone hid that two
+    machines (Zen 3 with AVX2, and a faster one) gave results differing in the last bits."""
+    zen3 = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"
+            "model name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx fma avx2 sha_ni\n\n"
+            "processor\t: 1\ncpu family\t: 99\nmodel\t\t: 9\nmodel name\t: other\n")
+    assert dev.cpu_model(zen3) == "AMD EPYC (family 25 model 1, avx2)"
+    genoa = zen3.replace("model\t\t: 1", "model\t\t: 17").replace("avx2 sha_ni", "avx2 avx512f sha_ni")
+    assert dev.cpu_model(genoa) == "AMD EPYC (family 25 model 17, avx512f)"
+    arm = "processor\t: 0\nFeatures\t: fp asimd crc32\nmodel name\t: Neoverse-N1\n"
+    assert dev.cpu_model(arm) == "Neoverse-N1 (asimd)"
+    assert dev.cpu_model("model name\t: Bare CPU\n") == "Bare CPU"

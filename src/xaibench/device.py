@@ -104,14 +104,36 @@ def module_device(module):
 
 
 # ---- the machine a run used (bench tables, executed-notebook metadata) ----------------------
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+#: vector extensions, widest first: the first one a CPU has is recorded with its model
+VECTOR_ISAS = ("avx512f", "avx2", "avx", "sse4_2", "neon", "asimd")
+
+
+def cpu_model(cpuinfo: str | None = None) -> str:
+    """The CPU's model name with its family/model numbers and widest vector extension, e.g.
+    ``"AMD EPYC (family 25 model 1, avx2)"``.
+
+    The model name alone is too coarse: virtual machines often report just "AMD EPYC", while
+    torch's CPU kernels -- and with them the last bits of every result -- differ between CPU
+    generations (e.g. with and without AVX-512).  ``cpuinfo`` is the text of ``/proc/cpuinfo``
+    (read when omitted)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    fields: dict[str, str] = {}
+    for line in cpuinfo.splitlines():
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if sep and key not in fields:  # the first processor's entry
+            fields[key] = value.strip()
+    name = fields.get("model name") or platform.processor() or platform.machine()
+    flags = set((fields.get("flags") or fields.get("features") or "").split())
+    details = []
+    if "cpu family" in fields and "model" in fields:
+        details.append(f"family {fields['cpu family']} model {fields['model']}")
+    details += [isa for isa in VECTOR_ISAS if isa in flags][:1]
+    return f"{name} ({', '.join(details)})" if details else name
 
 
 def gpu_name() -> str:
