@@ -79,8 +79,8 @@ def test_saliency_methods_on_a_hand_built_model():
 def test_gradient_saliency_known_value_without_captum_warnings():
     """Logit 0 of this model is (sum of the top-left 2x2 patch over all channels) / 16, so its
     input gradient is 1/16 per channel there and 0 elsewhere: the map (|gradient| summed over the
-    3 channels) is 3/16 on the patch.  captum's "did not already
-    require gradients" warning must not be raised (it littered notebook 25's executed report)."""
+    3 channels) is 3/16 on the patch.  captum's "did not already require gradients" warning must
+    not be raised (it littered notebook 25's executed report)."""
     import warnings
 
     import torch

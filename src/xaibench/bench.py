@@ -233,7 +233,8 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
 
     def total(part: pd.DataFrame, paper: str) -> dict:
         same = {k: (part[k].iloc[0] if part[k].nunique(dropna=False) == 1 else "mixed") for k in MACHINE_KEYS}
-        return {"paper": paper, "notebook": f"TOTAL ({len(part)} notebook{'' if len(part) == 1 else 's'})", "parameters": "",
+        n = len(part)
+        return {"paper": paper, "notebook": f"TOTAL ({n} notebook{'' if n == 1 else 's'})", "parameters": "",
                 "wall_seconds": round(float(part["wall_seconds"].sum()), 1), "started": part["started"].min(),
                 **same}
 
