@@ -314,7 +314,7 @@ def test_edit_distances(mini):
 
 
 def test_dataset_stats_table_schema(mini):
-    from xaibench.evaluation.cebab_dataset import dataset_stats_table
+    from xaibench.evaluation.cebab.tables import dataset_stats_table
 
     t = dataset_stats_table(mini)
     for col in ("table", "aspect", "direction", "group", "label", "ours", "ours_std", "paper"):

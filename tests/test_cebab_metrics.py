@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaibench.evaluation import cebab as cb
+from xaibench.evaluation.cebab import metrics as cb
 
 
 # ----------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from xaibench.data.feature_data import FeatureSpec
-from xaibench.evaluation import counterfactual_faithfulness as cfm
+from xaibench.evaluation.cf_faithfulness import metrics as cfm
 from xaibench.models.embedding_lr import EmbeddingLR
 
 

@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from xaibench.evaluation.cf_feedback import levenshtein
+from xaibench.evaluation.cf_feedback.metrics import levenshtein
 from xaibench.explainers.counterfactual.textfooler import TextFooler
 from xaibench.models.logreg import LogRegClassifier
 from xaibench.text import TOKEN_RE

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaibench.evaluation import cf_feedback as cf
+from xaibench.evaluation.cf_feedback import metrics as cf
 
 
 def test_levenshtein_known_values():
@@ -118,7 +118,7 @@ def _synthetic_chains():
 
 
 def test_result_tables_known_values():
-    from xaibench.evaluation import cf_feedback_runner as R
+    from xaibench.evaluation.cf_feedback import runner as R
 
     ch = _synthetic_chains()
     t1 = R.table_inconsistency(ch, ns=(1, 2))
@@ -140,7 +140,7 @@ def test_step_plot_titles_count_texts_per_panel():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from xaibench.evaluation import cf_feedback_runner as R
+    from xaibench.evaluation.cf_feedback import runner as R
 
     rows = [{"dataset": "imdb", "editor": e, "text_id": t, "step": s, "minimality": 0.1 * s,
              "nll_base": (1.0 + s) if t == 0 else float("nan")}
@@ -159,7 +159,7 @@ def test_notebook_22_defaults_are_the_full_sample_the_bench_times():
     import re
     from pathlib import Path
 
-    from xaibench.evaluation.cf_feedback_runner import FULL_SAMPLE
+    from xaibench.evaluation.cf_feedback.runner import FULL_SAMPLE
 
     nb = json.loads((Path(__file__).parents[1] / "notebooks" / "22_counterfactual_feedback.ipynb").read_text())
     cell = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from xaibench.cache import OutputCache
-from xaibench.evaluation import cebab as cb
+from xaibench.evaluation.cebab import metrics as cb
 from xaibench.explainers.base import ConceptExplainer
 from xaibench.explainers.concept import (CONCEPT_EXPLAINERS, ApproxExplainer, CausaLMExplainer, CONEXPExplainer,
                                          ConceptSHAPExplainer, INLPExplainer, RandomExplainer, SLearnerExplainer,

@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaibench.evaluation import cebab_runner as runner
-from xaibench.evaluation.model_performance import cebab_performance_table
+from xaibench.evaluation.cebab import runner
+from xaibench.evaluation.cebab.tables import cebab_performance_table
 
 
 def _per_pair():
@@ -53,7 +53,7 @@ def test_performance_table_uses_paper_rows_per_model():
 
 
 def test_per_aspect_table_averages_pairs_then_seeds():
-    from xaibench.evaluation import cebab_plots
+    from xaibench.evaluation.cebab import plots as cebab_plots
 
     pp = _per_pair()
     pp["aspect"] = ["food", "food", "noise", "noise"] * 2  # rows alternate approx/random per pair
@@ -66,7 +66,7 @@ def test_per_aspect_table_averages_pairs_then_seeds():
 
 
 def test_best_index_skips_missing_values_and_follows_direction():
-    from xaibench.evaluation.cebab_plots import best_index
+    from xaibench.evaluation.cebab.plots import best_index
 
     assert best_index([0.3, np.nan, 0.1, 0.2]) == 2
     assert best_index([0.3, np.nan, 0.1, 0.2], lower_is_better=False) == 0
@@ -94,7 +94,7 @@ def test_metric_grid_and_per_aspect_figures_draw(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from xaibench.evaluation import cebab_plots
+    from xaibench.evaluation.cebab import plots as cebab_plots
 
     t10 = runner.icace_error_table(_per_pair())
     g = cebab_plots.plot_metric_grid(t10, "l2", runner.EXPLAINERS)

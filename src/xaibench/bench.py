@@ -84,7 +84,7 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
     computation notebook 20 runs, so with ``save_results`` they are written to ``data/results``
     where that (model, task, seed, explainer) has no result yet (existing files are never touched).
     """
-    from .evaluation import cebab_runner as runner
+    from .evaluation.cebab import runner
     from .models.cebab_training import train_cebab
 
     clf = train_cebab(model, task, "exclusive", seed, profile="full").model  # the real model
@@ -172,7 +172,7 @@ def bench_editors(sample: dict[str, int] | None = None, n_steps: int = 9) -> pd.
     else it is computed now; the rows carry the machine and its 1-minute load average at the start
     and end of each editor's run (other work on the machine slows it down).
     """
-    from .evaluation.cf_feedback_runner import EDITOR_ORDER, FULL_SAMPLE, run_experiment
+    from .evaluation.cf_feedback.runner import EDITOR_ORDER, FULL_SAMPLE, run_experiment
     from .device import machine_info
 
     here = machine_info()
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "make_all":
         df, name = bench_make_all(args.reports), "bench_make_all.csv"
     elif args.cmd == "faithfulness":
-        from .evaluation.cf_faithfulness_runner import benchmark
+        from .evaluation.cf_faithfulness.runner import benchmark
 
         df, name = benchmark(), "bench_faithfulness.csv"
     else:

@@ -1,7 +1,9 @@
-"""Generic seaborn helpers with no domain knowledge (foundation layer), shared by the papers' plot modules
-and the notebooks.  Figures are saved with :func:`xaibench.viz.save_figure`."""
+"""Generic plotting helpers with no domain knowledge (foundation layer), shared by the papers' plot modules
+and the notebooks: :func:`save_figure` (save a figure as PNG and show it in the notebook) and seaborn helpers."""
 from __future__ import annotations
 
+import base64
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,3 +34,51 @@ def grouped_bars(data: Any, x: str, y: str, hue: str, err: str, ax: Any, order: 
 
 
 __all__ = ["grouped_bars"]
+
+
+def figure_alt_text(fig: Any, name: str) -> str:
+    """A figure's alt text: its suptitle, else its axes' titles joined, else its file name."""
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_text().strip():
+        return " ".join(sup.get_text().split())
+    titles = [ax.get_title() for ax in fig.get_axes() if ax.get_title().strip()]
+    return " | ".join(" ".join(t.split()) for t in titles) if titles else name
+
+
+def _in_notebook() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with the notebook stack
+        return False
+    shell = get_ipython()
+    return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"
+
+
+def show_png(path: Path, alt: str) -> None:
+    """Display the PNG at ``path`` in the running notebook, with ``alt`` as its text and alt attribute."""
+    from IPython.display import display
+
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    display({"image/png": data, "text/plain": alt}, raw=True, metadata={"image/png": {"alt": alt}})
+
+
+def save_figure(fig: Any, name: str, dpi: int = 130, alt: str | None = None, show: bool | None = None) -> Path:
+    """Save ``fig`` as ``<figures_dir>/<name>.png`` atomically (respects the run profile) and show it.
+
+    In a notebook (``show=None``) the saved PNG itself is displayed, with ``alt`` (default: the
+    figure's titles) as its alt text, and the figure is closed, so an executed report holds exactly
+    the image that was saved, whatever the matplotlib backend.  ``show=False`` only saves.
+    """
+    import matplotlib.pyplot as plt
+
+    from . import io, paths
+
+    dest = paths.figures_dir() / f"{name}.png"
+    with io.atomic_path(dest, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png")
+    if show is None:
+        show = _in_notebook()
+    if show:
+        show_png(dest, alt or figure_alt_text(fig, name))
+        plt.close(fig)
+    return dest

@@ -121,3 +121,30 @@ def aggregate_seeds(df: pd.DataFrame, keys: Iterable[str], value: str = "value",
     out = g[value].agg(ours="mean", ours_std=lambda s: s.std(ddof=ddof) if len(s) > ddof else np.nan)
     out["n_seeds"] = g[seed_col].nunique() if seed_col in df.columns else g[value].size()
     return out.reset_index()
+
+
+def join_paper(ours: pd.DataFrame, paper: str, on: Sequence[str] | dict[str, str], *,
+               value: str = "value", std: str | None = None, validate: str = "many_to_one",
+               **filters: str | Sequence[str]) -> pd.DataFrame:
+    """``ours`` with the paper's printed numbers joined as ``paper`` (and ``paper_std`` when ``std``).
+
+    The one join of a result table with a paper's values.  ``on``: the key columns, or a mapping
+    ``{our column: paper column}`` where names differ; ``filters`` select the paper's rows (as in
+    :func:`paper_values`).  A cell the paper did not print stays ``NaN`` (never 0).  ``validate``
+    is pandas' merge check: by default each of our rows matches at most one paper row.
+    """
+    mapping = dict(on) if isinstance(on, dict) else {c: c for c in on}
+    pv = paper_values(paper, **filters)
+    missing = [c for c in mapping.values() if c not in pv.columns]
+    if missing:
+        raise KeyError(f"{paper} paper values have no column(s) {missing}; columns: {list(pv.columns)}")
+    absent = [c for c in mapping if c not in ours.columns]
+    if absent:
+        raise KeyError(f"result table has no column(s) {absent} to join the paper's values on; "
+                       f"columns: {list(ours.columns)}")
+    keep = list(mapping.values()) + [value] + ([std] if std else [])
+    pv = pv[keep].rename(columns={v: k for k, v in mapping.items()})
+    pv = pv.rename(columns={value: "paper", **({std: "paper_std"} if std else {})})
+    dropped = [c for c in ("paper", "paper_std") if c in ours.columns and c in pv.columns]
+    out = ours.drop(columns=dropped).merge(pv, on=list(mapping), how="left", validate=validate)
+    return out

@@ -7,7 +7,6 @@ import random
 
 import numpy as np
 
-from .progress import progress  # noqa: F401  (the older import path of the one progress helper)
 
 
 def set_seed(seed: int) -> None:

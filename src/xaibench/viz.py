@@ -91,7 +91,7 @@ def heatmap_grid(panels: Sequence[Sequence[tuple[Mapping[str, Any], str]]], max_
     """A figure of :func:`png_heatmap` panels: ``panels[i][j] = ({row label: Attribution}, title)``.
 
     ``figsize`` defaults to 0.3 inch per token of the longest panel (at least 8 inches) by 4.6
-    inches per row of panels.  Returns the figure (save it with :func:`save_figure`).
+    inches per row of panels.  Returns the figure (save it with :func:`xaibench.plotting.save_figure`).
     """
     import matplotlib.pyplot as plt
 
@@ -110,14 +110,4 @@ def heatmap_grid(panels: Sequence[Sequence[tuple[Mapping[str, Any], str]]], max_
     return fig
 
 
-def save_figure(fig: Any, name: str, dpi: int = 130) -> Path:
-    """Save ``fig`` as ``<figures_dir>/<name>.png`` atomically (respects the run profile)."""
-    from . import io, paths
-
-    dest = paths.figures_dir() / f"{name}.png"
-    with io.atomic_path(dest, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png")
-    return dest
-
-
-__all__ = ["normalise", "html_tokens", "html_heatmap", "png_heatmap", "heatmap_grid", "save_figure"]
+__all__ = ["normalise", "html_tokens", "html_heatmap", "png_heatmap", "heatmap_grid"]

@@ -50,7 +50,8 @@ from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 from .. import io, paths
-from ..utils import progress, sha256_file
+from ..progress import progress
+from ..utils import sha256_file
 
 __all__ = [
     "DataError",

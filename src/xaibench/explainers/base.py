@@ -10,7 +10,7 @@ protocol can check what it can score:
   class; consumed by the human-grounded tasks (:mod:`xaibench.evaluation.human_grounded`) and the
   ground-truth attribution protocol (:mod:`xaibench.evaluation.attribution_gt`).  The feature-level
   explainers of Ge et al. (:mod:`xaibench.explainers.feature`) return attributions over a fixed set of
-  features and are scored by :mod:`xaibench.evaluation.counterfactual_faithfulness`.
+  features and are scored by :mod:`xaibench.evaluation.cf_faithfulness.metrics`.
 * :class:`ConceptExplainer` (``output = "concept_effect"``) -> ICaCE estimates (an effect vector over
   classes) for (text, concept, c, c') queries; consumed by the CEBaB protocol.
 * :class:`CounterfactualExplainer` (``output = "counterfactual"``) -> candidate edited texts per text;

@@ -117,7 +117,7 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
     def _fit(self, texts, labels, dev_texts, dev_labels):
         import torch
 
-        from ..utils import progress
+        from ..progress import progress
 
         if dev_texts is None:
             raise ValueError("the attention model stops on validation accuracy: pass dev_texts/dev_labels")

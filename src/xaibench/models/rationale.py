@@ -177,7 +177,8 @@ class RationaleModel:
             dev_labels: Sequence[int]) -> "RationaleModel":
         import torch
 
-        from ..utils import progress, set_seed
+        from ..progress import progress
+        from ..utils import set_seed
 
         texts, labels = list(texts), np.asarray(labels, dtype=np.int64)
         set_seed(self.seed)

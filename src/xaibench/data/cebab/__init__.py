@@ -18,7 +18,7 @@ from it everything else the project uses:
   ``get_intervention_pairs``);
 * :func:`task_pairs` / :func:`fit_frame` -- the pairs and the cleaned training rows of one task;
 * statistics for the paper's Tables 3, 5, 7 and Figure 5 (the table that puts them beside the
-  paper's numbers is :func:`xaibench.evaluation.cebab_dataset.dataset_stats_table`).
+  paper's numbers is :func:`xaibench.evaluation.cebab.tables.dataset_stats_table`).
 
 Modules: :mod:`.schema` (the domain vocabulary every layer imports: aspects, concept values,
 tasks and label maps, directions, control concepts, paper-model map), :mod:`.loading`,

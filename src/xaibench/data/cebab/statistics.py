@@ -163,7 +163,7 @@ def edit_distances(df: pd.DataFrame | None = None, splits: Iterable[str] = COMBI
     Rows ``id, original_id, split, edit_type, edit_goal, distance`` for every edit (non-original)
     whose original is in the same split.  Takes ~10-20 s for all 12,791 edits.
     """
-    from ...utils import progress
+    from ...progress import progress
 
     part = combined_rows(df, splits)
     orig = (part[part["is_original"]].drop_duplicates(["split", "original_id"])

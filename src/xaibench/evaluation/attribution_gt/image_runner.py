@@ -201,7 +201,7 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
     """All runs of the plan; cached as parquet (per profile and configuration) under data/results/attribution_gt/."""
     from ...data.birds import DISTINCT_PAIRS, SIMILAR_PAIRS, load_classes
     from ...io import write_parquet
-    from ...utils import progress
+    from ...progress import progress
     from . import manipulations as mp
     from .text_runner import results_path
 

@@ -13,6 +13,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..base import Metric
+
 
 def attr_pct(scores: np.ndarray, er: np.ndarray) -> float:
     """``sum_{i in ER} |s_i| / sum_i |s_i|``; NaN when every score is 0 (nothing to share)."""
@@ -70,17 +72,9 @@ def shapley_manipulation_range(r: float, p: float) -> tuple[float, float]:
     return float(min(max(lo, 0.0), 1.0)), 1.0
 
 
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    fn: Callable[..., float]
-    lower_is_better: bool
-    description: str
-
-
 METRICS: dict[str, Metric] = {
-    "attr_pct": Metric("attr_pct", attr_pct, False,
+    "attr_pct": Metric("attr_pct", False, fn=attr_pct, description=
                        "share of absolute attribution on the (joint) effective region; ideal ~1 at r = 0.5"),
-    "precision": Metric("precision", precision, False, "share of selected features inside the ER"),
-    "recall": Metric("recall", recall, False, "share of ER features that are selected"),
+    "precision": Metric("precision", False, fn=precision, description="share of selected features inside the ER"),
+    "recall": Metric("recall", False, fn=recall, description="share of ER features that are selected"),
 }

@@ -1,6 +1,6 @@
 """Attention bar plots of the article datasets (Zhou et al. 2022, Figs. 10-11): one panel per test review,
 one bar per token, coloured by its ground-truth role.  Figures are returned; save them with
-:func:`xaibench.viz.save_figure`."""
+:func:`xaibench.plotting.save_figure`."""
 from __future__ import annotations
 
 from typing import Any, Sequence

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...explainers.base import applicable
-from ...utils import progress
+from ...progress import progress
 
 #: the explainer output type the tasks can score
 ACCEPTS = "attribution"

@@ -1,5 +1,5 @@
 """Figures of the human-grounded evaluation (notebook 21).  Each returns the figure; save it with
-:func:`xaibench.viz.save_figure` (atomic, respects the run profile)."""
+:func:`xaibench.plotting.save_figure` (atomic, respects the run profile)."""
 from __future__ import annotations
 
 from typing import Any, Sequence

@@ -2,7 +2,7 @@
 
 Every class subclasses :class:`xaibench.explainers.base.ConceptExplainer`:
 ``fit(model, fit_rows)`` -- the task's cleaned train_exclusive rows, :func:`xaibench.data.cebab.fit_frame` -- then ``explain(queries) -> (n, n_classes)`` ICaCE estimates,
-where ``queries`` come from :func:`xaibench.evaluation.cebab.make_queries` (base side + ``cf_value``).
+where ``queries`` come from :func:`xaibench.evaluation.cebab.metrics.make_queries` (base side + ``cf_value``).
 
 ========================  ===================================================================
 name                      method

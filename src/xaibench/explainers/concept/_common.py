@@ -25,12 +25,12 @@ class AspectPredictor(Protocol):
 def check_queries(queries: pd.DataFrame, need: Sequence[str] = ("text", "aspect", "cf_value")) -> pd.DataFrame:
     """Validate an explain() query frame; accepts ``base_text`` for ``text``; refuses cf leakage."""
     if not isinstance(queries, pd.DataFrame):
-        raise TypeError(f"queries must be a pandas DataFrame (use xaibench.evaluation.cebab.make_queries(pairs)); "
+        raise TypeError(f"queries must be a pandas DataFrame (use xaibench.evaluation.cebab.metrics.make_queries(pairs)); "
                         f"got {type(queries).__name__}")
     leaked = [c for c in queries.columns if c.startswith("cf_") and c != "cf_value"]
     if leaked:
         raise ValueError(f"queries contain counterfactual-side columns {leaked}; explainers may only see the "
-                         "base side and cf_value -- build them with xaibench.evaluation.cebab.make_queries(pairs)")
+                         "base side and cf_value -- build them with xaibench.evaluation.cebab.metrics.make_queries(pairs)")
     q = queries
     if "text" not in q.columns and "base_text" in q.columns:
         q = q.rename(columns={"base_text": "text"})

@@ -119,7 +119,8 @@ class CausaLMExplainer(FittedConceptExplainer):
         import torch
 
         from ...models.training import length_bucketed_batches
-        from ...utils import progress, set_seed
+        from ...progress import progress
+        from ...utils import set_seed
 
         set_seed(self.seed)
         module = copy.deepcopy(self.model.module)

@@ -97,7 +97,7 @@ class ConceptSHAPExplainer(FittedConceptExplainer):
     def fit(self, model: Any, data: pd.DataFrame) -> "ConceptSHAPExplainer":
         import torch
 
-        from ...utils import progress
+        from ...progress import progress
 
         self.model = model
         data = check_data(data)

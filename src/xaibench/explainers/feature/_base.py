@@ -88,7 +88,7 @@ class FeatureExplainer(LocalExplainer):
 
 
 def _rows_progress(n: int, desc: str):
-    from ...utils import progress
+    from ...progress import progress
 
     return progress(range(n), desc=desc, total=n, leave=False)
 

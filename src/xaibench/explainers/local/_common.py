@@ -41,7 +41,8 @@ class BaseLocalExplainer(LocalExplainer):
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[Attribution]:
         if self.model is None:
             raise RuntimeError(f"{type(self).__name__} is not fitted: call .fit(model) before .explain(texts)")
-        from ...utils import check_texts, progress
+        from ...progress import progress
+        from ...utils import check_texts
 
         texts = check_texts(texts)
         if not texts:

@@ -28,14 +28,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..base import Metric
+
 N_STEPS = 9
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    lower_is_better: bool
-    description: str
 
 
 METRICS: dict[str, Metric] = {
@@ -96,7 +91,7 @@ def levenshtein(a: Sequence[Any], b: Sequence[Any]) -> int:
 def minimality(original: str, edited: str, tokenize: Callable[[str], list[str]] | None = None) -> int:
     """Unnormalised word-level Levenshtein distance over spaCy tokens (MiCE's minimality)."""
     if tokenize is None:
-        from ..nlp import tokens as tokenize
+        from ...nlp import tokens as tokenize
     return levenshtein(tokenize(original), tokenize(edited))
 
 
@@ -214,7 +209,7 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
     ``n_tokens``, ``seconds``.  Chains end when the editor returns nothing new.
     """
     if tokenize is None:
-        from ..nlp import tokens as tokenize
+        from ...nlp import tokens as tokenize
     texts = list(texts)
     cur = list(texts)
     P = predictor.predict_proba(cur)
@@ -227,7 +222,7 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
     cur_tok: dict[int, list[str]] = {}  # tokens of each chain's current text (tokenised once)
     steps = range(1, n_steps + 1)
     if progress:
-        from ..utils import progress as _progress
+        from ...progress import progress as _progress
 
         steps = _progress(steps, desc=f"{getattr(editor, 'name', 'editor')} steps")
     for step in steps:

@@ -34,8 +34,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..data.cebab import ASPECTS, CONCEPT_VALUES, PAPER_DIRECTIONS, direction_name, task_label
-from ..explainers.concept import proba_lookup
+from ...data.cebab import ASPECTS, CONCEPT_VALUES, PAPER_DIRECTIONS, direction_name, task_label
+from ...explainers.concept import proba_lookup
+from ..base import Metric
 
 #: the paper's convention: ICaCE vectors are rounded to 4 decimals before any distance is taken
 #: (the authors' released pipeline), so a vector below 5e-5 in every class counts as zero
@@ -98,19 +99,11 @@ def normdiff_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING):
     return _ret(np.abs(np.linalg.norm(a, axis=1) - np.linalg.norm(b, axis=1)), single)
 
 
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    fn: Callable[..., Any]  # fn(a, b, rounding=...)
-    lower_is_better: bool
-    description: str
-
-
 METRICS: dict[str, Metric] = {
-    "l2": Metric("l2", l2_distance, True, "ICaCE-Error with Euclidean distance (direction and magnitude)"),
-    "cosine": Metric("cosine", cosine_distance, True,
+    "l2": Metric("l2", True, fn=l2_distance, description="ICaCE-Error with Euclidean distance (direction and magnitude)"),
+    "cosine": Metric("cosine", True, fn=cosine_distance, description=
                      "ICaCE-Error with cosine distance 1-cos (direction only; 1 if a vector is zero)"),
-    "normdiff": Metric("normdiff", normdiff_distance, True,
+    "normdiff": Metric("normdiff", True, fn=normdiff_distance, description=
                        "ICaCE-Error with |norm difference| (magnitude only)"),
 }
 

@@ -29,35 +29,28 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..data.feature_data import PAD_ID, UNK_ID
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    label: str
-    lower_is_better: bool | None  # None: not a quality score (Proximity is reported, not ranked)
-    description: str
+from ...data.feature_data import PAD_ID, UNK_ID
+from ..base import Metric
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in (
-    Metric("comp_del", "Comp. (del.)", False, "p(y|x) - p(y|x without e), e replaced by zero embeddings"),
-    Metric("suff_del", "Suff. (del.)", True, "p(y|x) - p(y|e only), the rest replaced by zero embeddings"),
-    Metric("comp_mask", "Comp. (mask)", False, "as Comp. (del.) with <unk> embeddings"),
-    Metric("suff_mask", "Suff. (mask)", True, "as Suff. (del.) with <unk> embeddings"),
-    Metric("dfr", "DFR", False, "fraction of predictions flipped by deleting e (Serrano & Smith)"),
-    Metric("validity_disc", "Validity (disc.)", False, "fraction of Algorithm 1 counterfactuals that flip"),
-    Metric("proximity_disc", "Proximity (disc., one-hot)", None, "mean one-hot Euclidean distance"),
-    Metric("c_disc", "C (disc.)", False, "sum flips / sum one-hot distance"),
-    Metric("validity_soft_disc", "Validity_soft (disc.)", False, "mean p(y|x) - p(y|x') of Algorithm 1"),
-    Metric("proximity_soft_disc", "Proximity (disc., embedding)", None, "mean embedding Euclidean distance"),
-    Metric("c_soft_disc", "C_soft (disc.)", False, "sum (p - p') / sum embedding distance"),
-    Metric("validity_cont", "Validity (cont.)", False, "fraction of Algorithm 2 counterfactuals that flip"),
-    Metric("proximity_cont", "Proximity (cont.)", None, "mean embedding Euclidean distance of Algorithm 2"),
-    Metric("c_cont", "C (cont.)", False, "sum flips / sum distance (Algorithm 2)"),
-    Metric("validity_soft_cont", "Validity_soft (cont.)", False, "mean p(y|x) - p(y|x') of Algorithm 2"),
-    Metric("c_soft_cont", "C_soft (cont.)", False, "sum (p - p') / sum distance (Algorithm 2)"),
-    Metric("ground_truth", "GroundTruth", False, "fraction of the LR's top-K features recovered"),
+    Metric("comp_del", False, label="Comp. (del.)", description="p(y|x) - p(y|x without e), e replaced by zero embeddings"),
+    Metric("suff_del", True, label="Suff. (del.)", description="p(y|x) - p(y|e only), the rest replaced by zero embeddings"),
+    Metric("comp_mask", False, label="Comp. (mask)", description="as Comp. (del.) with <unk> embeddings"),
+    Metric("suff_mask", True, label="Suff. (mask)", description="as Suff. (del.) with <unk> embeddings"),
+    Metric("dfr", False, label="DFR", description="fraction of predictions flipped by deleting e (Serrano & Smith)"),
+    Metric("validity_disc", False, label="Validity (disc.)", description="fraction of Algorithm 1 counterfactuals that flip"),
+    Metric("proximity_disc", None, label="Proximity (disc., one-hot)", description="mean one-hot Euclidean distance"),
+    Metric("c_disc", False, label="C (disc.)", description="sum flips / sum one-hot distance"),
+    Metric("validity_soft_disc", False, label="Validity_soft (disc.)", description="mean p(y|x) - p(y|x') of Algorithm 1"),
+    Metric("proximity_soft_disc", None, label="Proximity (disc., embedding)", description="mean embedding Euclidean distance"),
+    Metric("c_soft_disc", False, label="C_soft (disc.)", description="sum (p - p') / sum embedding distance"),
+    Metric("validity_cont", False, label="Validity (cont.)", description="fraction of Algorithm 2 counterfactuals that flip"),
+    Metric("proximity_cont", None, label="Proximity (cont.)", description="mean embedding Euclidean distance of Algorithm 2"),
+    Metric("c_cont", False, label="C (cont.)", description="sum flips / sum distance (Algorithm 2)"),
+    Metric("validity_soft_cont", False, label="Validity_soft (cont.)", description="mean p(y|x) - p(y|x') of Algorithm 2"),
+    Metric("c_soft_cont", False, label="C_soft (cont.)", description="sum (p - p') / sum distance (Algorithm 2)"),
+    Metric("ground_truth", False, label="GroundTruth", description="fraction of the LR's top-K features recovered"),
 )}
 
 

@@ -13,10 +13,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import paths
-from ..device import load_average
-from ..io import write_parquet
-from . import counterfactual_faithfulness as cfm
+from ... import paths
+from ...device import load_average
+from ...io import write_parquet
+from . import metrics as cfm
 
 #: dataset name -> (loader keywords, model keywords)
 DATASETS: dict[str, tuple[dict, dict]] = {
@@ -50,7 +50,7 @@ _DATA_CACHE: dict[str, Any] = {}
 
 
 def load_dataset(name: str):
-    from ..data.feature_data import load_feature_dataset
+    from ...data.feature_data import load_feature_dataset
 
     if name not in DATASETS:
         raise KeyError(f"unknown dataset {name!r}; choose one of {sorted(DATASETS)}")
@@ -62,8 +62,8 @@ def load_dataset(name: str):
 
 def train_model(name: str, seed: int, epochs: int = 30):
     """Split ``name`` with ``seed`` (80/10/10) and train the embedding LR; returns (model, splits)."""
-    from ..data.adult import split_indices
-    from ..models.embedding_lr import EmbeddingLR
+    from ...data.adult import split_indices
+    from ...models.embedding_lr import EmbeddingLR
 
     ds = load_dataset(name)
     sp = split_indices(len(ds), seed)
@@ -74,7 +74,7 @@ def train_model(name: str, seed: int, epochs: int = 30):
 
 def run_seed(name: str, seed: int, cfg: RunConfig) -> pd.DataFrame:
     """All explainers x K x metrics for one dataset and seed (tidy rows, plus timing and accuracy)."""
-    from ..explainers.feature import make_feature_explainer
+    from ...explainers.feature import make_feature_explainer
 
     t0 = time.time()
     model, splits = train_model(name, seed, cfg.epochs)
@@ -148,7 +148,7 @@ PAPER_METRIC = {
 
 
 def _paper(table: str, **filters) -> pd.DataFrame:
-    from ..tables import paper_values
+    from ...tables import paper_values
 
     return paper_values("cf_faithfulness", paper_table=table, **filters)
 
@@ -158,7 +158,7 @@ def scores_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] | None
 
     ``rank`` ranks the seed means among the paper's explainers present (``PAPER_ORDER``), as the
     paper does; ``rank_all`` among every explainer in the table (incl. the project's own)."""
-    from ..tables import aggregate_seeds
+    from ...tables import aggregate_seeds
 
     sub = res[(res["k"] == k) & res["metric"].isin(list(cfm.METRICS))]
     if explainers is not None:
@@ -209,7 +209,7 @@ def correlation_rows(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = 
 
 def correlations_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
     """Table 2 (K=1) / the tau, rho rows of Table 3 (K=2): mean ± std over seeds beside the paper."""
-    from ..tables import aggregate_seeds
+    from ...tables import aggregate_seeds
 
     rows = correlation_rows(res, k, explainers)
     agg = aggregate_seeds(rows, ["dataset", "metric", "statistic"])
@@ -237,7 +237,7 @@ def benchmark(datasets: Sequence[str] = ("adult", "rt-polarity"), n_rows: int = 
     """Seconds (wall and process CPU) per explanation and per counterfactual search (Algorithm 1
     and 2, K = 1), per explainer, on ``n_rows`` test rows; the 1-minute load average is recorded
     because the machine may be shared."""
-    from ..explainers.feature import make_feature_explainer
+    from ...explainers.feature import make_feature_explainer
 
     cfg = cfg or RunConfig()
     rows = []

@@ -15,10 +15,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .. import io, paths
-from ..device import load_average
-from ..tables import paper_values
-from . import cf_feedback as cf
+from ... import io, paths
+from ...device import load_average
+from ...tables import paper_values
+from . import metrics as cf
 
 EDITOR_ORDER = ("mice", "polyjuice", "textfooler")
 SAMPLE_SIZES = (10, 50, 100, 200, 500)
@@ -45,9 +45,9 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     """
     import time
 
-    from ..data.cf_data import sample_test
-    from ..explainers.counterfactual import build_editor
-    from ..models.cf_predictors import get_predictor, max_words as model_max_words
+    from ...data.cf_data import sample_test
+    from ...explainers.counterfactual import build_editor
+    from ...models.cf_predictors import get_predictor, max_words as model_max_words
 
     key = _key(d=dataset, e=editor, n=n_texts, s=n_steps, seed=seed, p=predictor, mw=max_words, mt=max_train,
                lm=lm_max_texts, v=1)
@@ -93,9 +93,9 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     chains of the first ``base_max_texts`` texts of the seeded sample (NaN elsewhere; the budget);
     the in-domain LM scores every row.  Texts repeated across editors (the originals) are scored once.
     """
-    from ..explainers.counterfactual.mice import cached_infiller
-    from ..models.cf_predictors import get_predictor
-    from ..nlp import tokens
+    from ...explainers.counterfactual.mice import cached_infiller
+    from ...models.cf_predictors import get_predictor
+    from ...nlp import tokens
 
     chains = chains.copy()
     rows = chains.index if steps is None else chains.index[chains["step"].isin(list(steps))]
@@ -117,7 +117,7 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
 def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
     """Base-LM mean NLL per text, stored per (dataset, LM, dtype) under ``data/results/cf_feedback/`` keyed
     by the text's SHA-1 (re-runs of the notebook score only new texts); ``(nll by text, n truncated)``."""
-    from ..models.lm import load_causal_lm, sequence_nll
+    from ...models.lm import load_causal_lm, sequence_nll
 
     path = paths.results_dir() / "cf_feedback" / f"fluency_{dataset}_{_key(lm=base_lm, dtype=dtype, max_tokens=512)}.parquet"
     store = pd.read_parquet(path) if path.exists() else pd.DataFrame({"sha": [], "nll": [], "truncated": []})
@@ -127,7 +127,7 @@ def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tup
     if todo:
         model, tok = load_causal_lm(base_lm, dtype=dtype)
         rows = []
-        from ..utils import progress
+        from ...progress import progress
 
         for b in progress(range(0, len(todo), 64), desc=f"{base_lm} NLL (64 texts)"):  # saved every 64 texts
             chunk = todo[b:b + 64]
@@ -153,10 +153,10 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     """
     import time
 
-    from ..data.cf_data import sample_test
-    from ..explainers.counterfactual.mice import MiCE
-    from ..explainers.counterfactual.mlm import train_mlm_infiller
-    from ..models.cf_predictors import get_predictor
+    from ...data.cf_data import sample_test
+    from ...explainers.counterfactual.mice import MiCE
+    from ...explainers.counterfactual.mlm import train_mlm_infiller
+    from ...models.cf_predictors import get_predictor
 
     key = _key(d=dict(samples), n=n_texts, s=seed, p=predictor, mw=max_words, mt=mlm_train_texts, v=1)
     out = paths.results_dir() / "cf_feedback" / f"infiller_tradeoff_{key}.parquet"

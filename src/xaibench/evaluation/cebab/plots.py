@@ -13,10 +13,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..plotting import grouped_bars
-from ..tables import aggregate_seeds
-from . import cebab as cb
-from .cebab_runner import seeds_label
+from ...plotting import grouped_bars
+from ...tables import aggregate_seeds
+from . import metrics as cb
+from .runner import seeds_label
 
 #: metric -> (figure file name without .png, the paper's figure)
 FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine", "Figure 10"),

@@ -28,13 +28,13 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import paths
-from ..config import Profile, get_profile
-from ..data.cebab import PAPER_MODEL, edit_pairs, fit_frame, task_pairs
-from ..io import write_parquet
-from ..tables import aggregate_seeds, paper_values
-from ..utils import progress
-from . import cebab as cb
+from ... import paths
+from ...config import Profile, get_profile
+from ...data.cebab import PAPER_MODEL, edit_pairs, fit_frame, task_pairs
+from ...io import write_parquet
+from ...tables import aggregate_seeds, paper_values
+from ...progress import progress
+from . import metrics as cb
 
 EXPLAINERS = ("random", "approx", "conexp", "s-learner", "tcav", "conceptshap", "causalm", "inlp")
 TASK_TABLE = {"5-way": "Table 10a", "ternary": "Table 10b", "binary": "Table 10c"}
@@ -85,7 +85,7 @@ def result_name(explainer: str, causalm_baseline: str = "factual") -> str:
 
 def result_path(model: str, task: str, seed: int, explainer: str, convention: str = CONVENTION,
                 causalm_baseline: str = "factual") -> Path:
-    from ..models.zoo import slug
+    from ...models.zoo import slug
 
     return (paths.results_dir() / "cebab" / convention / slug(model) / task / f"seed{seed}"
             / f"{result_name(explainer, causalm_baseline)}.parquet")
@@ -107,7 +107,7 @@ def load_aspect_predictor(absa_model: str | None, seed: int = 42, profile: Profi
     """The ABSA model used by Approx/S-Learner (trained if missing); ``None`` -> observed labels."""
     if not absa_model:
         return None
-    from ..models.cebab_training import train_cebab
+    from ...models.cebab_training import train_cebab
 
     return train_cebab(absa_model, "absa", "exclusive", seed, profile=profile).model
 
@@ -128,7 +128,7 @@ def explainer_kwargs(name: str, seed: int, aspect_predictor: Any = None, quick: 
 def fit_explainers(model: Any, train: pd.DataFrame, names: Sequence[str], seed: int, aspect_predictor: Any = None,
                    quick: bool = False, causalm_baseline: str = "factual") -> dict[str, Any]:
     """Fit each explainer of ``names`` on ``train`` for ``model`` (notebook 10)."""
-    from ..explainers.concept import make_concept_explainer
+    from ...explainers.concept import make_concept_explainer
 
     names = list(names)
     loop = progress(names, desc="fit explainers") if len(names) > 1 else names
@@ -157,7 +157,7 @@ def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = E
             profile: str | Profile = "full", absa_model: str | None = "minilm",
             force: bool = False, causalm_baseline: str = "factual") -> pd.DataFrame:
     """Per-pair results of ``explainers`` for one trained model (trained first if missing)."""
-    from ..models.cebab_training import train_cebab
+    from ...models.cebab_training import train_cebab
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     todo = [e for e in explainers
@@ -287,7 +287,7 @@ def is_trained(model: str, task: str, seed: int, profile: str | Profile = "full"
     """Whether notebook 02 has saved the (model, task, seed) classifier for ``profile``."""
     import json
 
-    from ..models.zoo import model_dir
+    from ...models.zoo import model_dir
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     path = model_dir("cebab", model, task, "exclusive", seed) / "metrics.json"
@@ -298,7 +298,7 @@ def cace_tables(models: Sequence[str], seeds: Sequence[int], profile: str | Prof
                 train_missing: bool = True) -> pd.DataFrame:
     """Table 4 for every model of ``models`` (5-way, trained models of notebook 02); with
     ``train_missing=False`` only the seeds already trained enter (``n_seeds`` says how many)."""
-    from ..models.cebab_training import train_cebab
+    from ...models.cebab_training import train_cebab
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     pairs = fit_data(prof, seeds[0], "5-way")[1]
