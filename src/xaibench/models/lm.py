@@ -14,6 +14,7 @@ on their first ``max_tokens`` tokens; the number truncated is returned, never hi
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 from pathlib import Path
@@ -33,6 +34,20 @@ def _smollm2_dir() -> Path:
     return Path(spec.submodule_search_locations[0])
 
 
+@contextlib.contextmanager
+def _no_gguf_progress_bar():
+    """transformers de-quantises GGUF tensors under a plain tqdm bar that no setting turns off; it would
+    leave a progress line in executed reports, so the bar is disabled while the file loads."""
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    original = gguf_utils.tqdm
+    gguf_utils.tqdm = functools.partial(original, disable=True)
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
+
+
 @functools.lru_cache(maxsize=2)
 def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     """``(model, tokenizer)`` in eval mode on :func:`xaibench.device.torch_device`; ``dtype``
@@ -48,8 +63,9 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
         cached = paths.cache_dir() / "cf_feedback" / "smollm2-135m-instruct"
         if not (cached / "config.json").exists():
             src = _smollm2_dir()
-            tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
-            gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+            with _no_gguf_progress_bar():
+                tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+                gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
             cfg = gguf_model.config
             if hasattr(cfg, "quantization_config"):
                 del cfg.quantization_config  # the weights are de-quantised float32 now
