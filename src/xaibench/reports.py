@@ -20,6 +20,15 @@ stripped
     carriage-return redraws in streams and tracebacks (what is left is the final text of each line),
     and machine-specific paths (the checkout, the virtualenv's ``site-packages``, the kernel's
     temporary cell files).
+
+Refreshing a committed report without rerunning its experiments (``python -m xaibench.reports sync``)
+    Some edits to a notebook cannot change what its code computes: its prose (markdown cells), an
+    import line that names a moved module, and the closing cells tagged ``claims``, which read
+    only the committed tables under ``figures/tables`` (see :mod:`xaibench.evaluation.claims`).
+    :func:`sync` carries exactly those edits into the report -- markdown copied, import-only
+    changes copied, ``claims`` cells executed on their own in a fresh kernel -- and records what it
+    did under ``metadata.xaibench.synced``.  Any other change to a code cell is refused with the
+    cell's number and the ``make`` target that reruns the notebook.
 """
 from __future__ import annotations
 
@@ -122,15 +131,188 @@ def finalize(tmp: str | os.PathLike, dest: str | os.PathLike) -> Path:
     return dest
 
 
+CLAIMS_TAG = "claims"
+INJECTED_TAG = "injected-parameters"
+IMPORT_LINE = re.compile(r"^\s*(from\s+xaibench[\w.]*\s+import\s|import\s+xaibench)")
+
+#: the notebook whose report ends with each paper's claims table
+CLAIMS_NOTEBOOK = {"cebab": "20_cebab_evaluation", "human_grounded": "21_human_grounded_evaluation",
+                   "cf_feedback": "22_counterfactual_feedback", "cf_faithfulness": "23_counterfactual_faithfulness",
+                   "attribution_gt": "24_attribution_ground_truth"}
+
+
+class StaleReport(ValueError):
+    """A report differs from its notebook by more than :func:`sync` may carry over."""
+
+
+def _tags(cell: Any) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _without_imports(source: str) -> list[str]:
+    """The lines of ``source`` that are not ``xaibench`` import lines (continuations of one included)."""
+    out, cont = [], False
+    for line in source.splitlines():
+        if cont or IMPORT_LINE.match(line):
+            cont = line.rstrip().endswith(("(", ",", "\\")) or (cont and not line.rstrip().endswith(")"))
+            continue
+        out.append(line)
+    return out
+
+
+def _is_anchor(cell: Any) -> bool:
+    """Code cells that ran the experiment: everything but ``claims`` cells."""
+    return cell.get("cell_type") == "code" and CLAIMS_TAG not in _tags(cell)
+
+
+def sync(notebook: str | os.PathLike, report: str | os.PathLike, execute: bool = True,
+         write: bool = True) -> dict[str, Any]:
+    """Carry prose, import-only and ``claims``-cell edits of ``notebook`` into the executed ``report``.
+
+    Code cells are matched in order (the report's papermill-injected parameters cell is kept); each
+    must equal its notebook cell up to ``xaibench`` import lines, else :class:`StaleReport` names
+    it.  Markdown cells are replaced by the notebook's.  ``claims`` cells are copied and, with
+    ``execute``, run on their own in a fresh kernel (working directory ``notebooks/``, the
+    report's profile), their outputs stored.  Returns what changed; writes the report atomically.
+    """
+    import nbformat
+
+    from .io import write_text
+
+    notebook, report = Path(notebook), Path(report)
+    nb = nbformat.read(notebook, as_version=4)
+    rep = nbformat.read(report, as_version=4)
+    injected = [c for c in rep.cells if INJECTED_TAG in _tags(c)]
+    rep_cells = [c for c in rep.cells if INJECTED_TAG not in _tags(c)]
+    want_code = [c for c in nb.cells if _is_anchor(c)]
+    have_code = [c for c in rep_cells if _is_anchor(c)]
+    if len(want_code) != len(have_code):
+        raise StaleReport(f"{report.name}: the notebook has {len(want_code)} code cells, the report "
+                          f"{len(have_code)}; rerun it (make {report})")
+    imports_changed = []
+    for i, (w, h) in enumerate(zip(want_code, have_code)):
+        if w.source == h.source:
+            continue
+        if _without_imports(w.source) != _without_imports(h.source):
+            raise StaleReport(f"{report.name}: code cell {i} of {notebook.name} changed beyond its import lines; "
+                              f"rerun it (make {report})")
+        imports_changed.append(i)
+    # rebuild the report's cell list in the notebook's order
+    by_anchor = iter(have_code)
+    cells, claims_idx = [], []
+    for cell in nb.cells:
+        if _is_anchor(cell):
+            kept = next(by_anchor)
+            kept.source = cell.source
+            if _tags(cell):
+                kept.metadata["tags"] = _tags(cell)
+            cells.append(kept)
+            if "parameters" in _tags(cell) and injected:
+                cells.extend(injected)
+        elif cell.cell_type == "code":  # a claims cell
+            old = [c for c in rep_cells if CLAIMS_TAG in _tags(c) and c.source == cell.source]
+            new = nbformat.v4.new_code_cell(cell.source, metadata=dict(cell.metadata))
+            if old:
+                new.outputs, new.execution_count = old[0].outputs, old[0].execution_count
+            claims_idx.append(len(cells))
+            cells.append(new)
+        else:  # markdown: the report's own cell where its text is unchanged (keeps its id), else the notebook's
+            same = [c for c in rep_cells if c.cell_type == cell.cell_type and c.source == cell.source]
+            cells.append(same[0] if same else nbformat.from_dict(dict(cell)))
+    markdown_changed = [c.source for c in nb.cells if c.cell_type == "markdown"] != \
+        [c.source for c in rep_cells if c.cell_type == "markdown"]
+    if execute and claims_idx:
+        _execute_cells(cells, claims_idx, notebook.parent, _report_profile(rep))
+    rep.cells = cells
+    done = {"markdown": markdown_changed, "import_only_cells": imports_changed,
+            "claims_cells_executed": len(claims_idx) if execute else 0}
+    if write:
+        meta = rep.metadata.setdefault("xaibench", {})
+        if any([markdown_changed, imports_changed, execute and claims_idx]):
+            meta["synced"] = {**done, "claims_tables": "figures/tables (committed)"}
+        write_text(report, nbformat.writes(rep) + "\n")
+    return done
+
+
+def _report_profile(rep: Any) -> str:
+    params = rep.metadata.get("papermill", {}).get("parameters", {})
+    return str(params.get("profile", "full"))
+
+
+def _execute_cells(cells: list[Any], idx: list[int], cwd: Path, profile: str) -> None:
+    """Run ``cells[i]`` for ``i in idx`` in one fresh kernel, in order, and store their outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    setup = nbformat.v4.new_code_cell(f"from xaibench.config import use_profile\nuse_profile({profile!r})")
+    mini = nbformat.v4.new_notebook(cells=[setup] + [nbformat.from_dict(dict(cells[i])) for i in idx])
+    NotebookClient(mini, kernel_name="python3", timeout=600,
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    root = str(paths.project_root())
+    for i, ran in zip(idx, mini.cells[1:]):
+        cells[i].outputs = _clean_outputs([dict(o) for o in ran.outputs], root)
+        cells[i].outputs = [nbformat.from_dict(o) for o in cells[i].outputs]
+        cells[i].execution_count = ran.execution_count
+
+
+def refresh_claims(papers: list[str] | None = None, readme: Path | None = None) -> list[str]:
+    """Regenerate each paper's claims table from the committed tables, refresh the ``claims`` cell of its
+    committed report (if the report exists) and the README's status section.  Returns what it wrote."""
+    from .evaluation import claims as C
+    from .io import write_text
+
+    root = paths.project_root()
+    wrote = []
+    for paper in papers or list(C.PAPERS):
+        C.save_claims(paper)
+        wrote.append(f"figures/tables/{paper}_claims.csv")
+        nb = root / "notebooks" / f"{CLAIMS_NOTEBOOK[paper]}.ipynb"
+        rep = root / "reports" / "full" / f"{CLAIMS_NOTEBOOK[paper]}.ipynb"
+        if rep.is_file():
+            sync(nb, rep)
+            wrote.append(str(rep.relative_to(root)))
+    readme = readme or root / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    new = C.replace_status(text, C.readme_status())
+    if new != text:
+        write_text(readme, new)
+        wrote.append("README.md")
+    return wrote
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m xaibench.reports", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     fin = sub.add_parser("finalize", help="clean papermill's output TMP and move it to DEST")
     fin.add_argument("tmp")
     fin.add_argument("dest")
+    sy = sub.add_parser("sync", help="carry prose, import-only and claims-cell edits of notebooks into their "
+                                      "committed reports (refuses other code changes)")
+    sy.add_argument("reports", nargs="+", help="reports/full/NB.ipynb (the notebook is notebooks/NB.ipynb)")
+    sy.add_argument("--no-execute", action="store_true", help="copy claims cells without running them")
+    cl = sub.add_parser("claims", help="regenerate every claims table, the claims cell of each committed report "
+                                       "and the README status section")
+    cl.add_argument("papers", nargs="*", help="papers (default: all)")
+    sub.add_parser("readme-status", help="print the README status section generated from the claims tables")
     args = ap.parse_args(argv)
     if args.cmd == "finalize":
         print(f"wrote {finalize(args.tmp, args.dest)}")
+    elif args.cmd == "sync":
+        root = paths.project_root()
+        for r in args.reports:
+            rep = Path(r)
+            nb = root / "notebooks" / f"{rep.stem.split('-')[0]}.ipynb"
+            try:
+                print(f"{rep}: {sync(nb, rep, execute=not args.no_execute)}")
+            except StaleReport as err:
+                raise SystemExit(str(err)) from None
+    elif args.cmd == "claims":
+        for w in refresh_claims(args.papers or None):
+            print(f"wrote {w}")
+    elif args.cmd == "readme-status":
+        from .evaluation.claims import readme_status
+
+        print(readme_status())
 
 
 if __name__ == "__main__":
