@@ -55,7 +55,7 @@ class Client:
     def request(self, path: str, form: dict | None = None):
         data = urllib.parse.urlencode(form).encode() if form is not None else None
         try:
-            with self.opener.open(self.base + path, data=data, timeout=10) as r:
+            with self.opener.open(self.base + path, data=data, timeout=30) as r:
                 return r.status, r.geturl(), r.read().decode(), dict(r.headers)
         except urllib.error.HTTPError as e:
             return e.code, e.geturl(), e.read().decode(), dict(e.headers)

@@ -36,6 +36,10 @@ PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"style.css": "text/css; charset=utf-8"}
 MAX_BODY = 16 * 1024
+#: seconds a connection may stay silent (e.g. a body shorter than its Content-Length) before it is dropped
+REQUEST_TIMEOUT = 10.0
+#: connections the listening socket queues while every handler thread is busy starting up
+LISTEN_BACKLOG = 512
 
 StartResponse = Callable[..., object]
 e = html.escape
@@ -47,6 +51,10 @@ def completion_code(study_id: str, participant_id: str, secret: str) -> str:
     so it cannot be computed from the public study id and participant id alone."""
     msg = f"{study_id}\0{participant_id}".encode()
     return hmac.new(secret.encode(), msg, hashlib.sha256).hexdigest()[:12].upper()
+
+
+class IncompleteRequest(StudyError):
+    """A request body that ended (or stalled past :data:`REQUEST_TIMEOUT`) before its Content-Length."""
 
 
 class SurveyApp:
@@ -134,7 +142,12 @@ class SurveyApp:
             length = 0
         if length > MAX_BODY:
             raise StudyError("form too large")
-        raw = environ["wsgi.input"].read(length) if length > 0 else b""
+        try:
+            raw = environ["wsgi.input"].read(length) if length > 0 else b""
+        except TimeoutError:
+            raise IncompleteRequest("the request body is shorter than its Content-Length") from None
+        if len(raw) < length:
+            raise IncompleteRequest("the request body is shorter than its Content-Length")
         parsed = parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
         return {k: v[0] for k, v in parsed.items()}
 
@@ -193,6 +206,8 @@ class SurveyApp:
     def _start(self, environ: dict, start_response: StartResponse) -> list[bytes]:
         try:
             form = self._form(environ)
+        except IncompleteRequest:
+            return self._error(start_response, HTTPStatus.BAD_REQUEST, "The form arrived incomplete; please send it again.")
         except StudyError:
             return self._error(start_response, HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The form is too large.")
         pid = form.get("participant_id", "").strip()
@@ -224,6 +239,8 @@ class SurveyApp:
             return self._redirect(start_response, "/")
         try:
             form = self._form(environ)
+        except IncompleteRequest:
+            return self._error(start_response, HTTPStatus.BAD_REQUEST, "The form arrived incomplete; please send it again.")
         except StudyError:
             return self._error(start_response, HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The form is too large.")
         if not self.store.is_registered(self.study.study_id, pid):
@@ -313,25 +330,34 @@ def render_question(q: Question, model_labels: tuple[str, str]) -> str:
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = LISTEN_BACKLOG  # socketserver's default of 5 resets connections under a crowd
 
 
 class _Handler(WSGIRequestHandler):
+    timeout = REQUEST_TIMEOUT  # a stalled client frees its thread instead of holding it forever
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         if os.environ.get("XAIBENCH_QUIET") != "1":
             super().log_message(format, *args)
 
 
 def make_survey_server(study: Study, db: str | os.PathLike, host: str = "127.0.0.1",
-                       port: int = 8765) -> WSGIServer:
-    """A ready-to-run threaded WSGI server (``port=0`` picks a free port: see ``server_port``)."""
+                       port: int = 8765, request_timeout: float = REQUEST_TIMEOUT) -> WSGIServer:
+    """A ready-to-run threaded WSGI server (``port=0`` picks a free port: see ``server_port``).
+
+    ``request_timeout``: seconds a connection may stay silent before it is dropped (must be > 0).
+    """
+    if not request_timeout > 0:
+        raise ValueError(f"request_timeout must be a positive number of seconds; got {request_timeout!r}")
     app = SurveyApp(study, ResponseStore(db))
-    return make_server(host, port, app, server_class=_ThreadingWSGIServer, handler_class=_Handler)
+    handler = type("_TimedHandler", (_Handler,), {"timeout": float(request_timeout)})
+    return make_server(host, port, app, server_class=_ThreadingWSGIServer, handler_class=handler)
 
 
 def serve_in_thread(study: Study, db: str | os.PathLike, host: str = "127.0.0.1",
-                    port: int = 0) -> tuple[WSGIServer, threading.Thread]:
+                    port: int = 0, request_timeout: float = REQUEST_TIMEOUT) -> tuple[WSGIServer, threading.Thread]:
     """Start the server in a daemon thread (tests); stop with ``server.shutdown()``."""
-    server = make_survey_server(study, db, host, port)
+    server = make_survey_server(study, db, host, port, request_timeout)
     thread = threading.Thread(target=server.serve_forever, name="xaibench-survey", daemon=True)
     thread.start()
     return server, thread

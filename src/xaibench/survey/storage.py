@@ -54,6 +54,8 @@ class ResponseStore:
             raise IsADirectoryError(f"--db {self.path} is a folder; give a file name such as responses.sqlite")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as con:
+            # write-ahead log: readers never wait for a writer, so a crowd of participants does not queue
+            con.execute("PRAGMA journal_mode = WAL")
             con.executescript(_SCHEMA)
             if "changes" not in {r[1] for r in con.execute("PRAGMA table_info(responses)")}:  # older files
                 con.execute("ALTER TABLE responses ADD COLUMN changes INTEGER NOT NULL DEFAULT 0")
@@ -94,19 +96,32 @@ class ResponseStore:
         return self.path.with_name(self.path.name + ".secret")
 
     def secret(self) -> str:
-        """The server secret that signs completion codes (created on first use, never changed)."""
+        """The server secret that signs completion codes (created on first use, never changed).
+
+        The key is written to a temporary file that is then hard-linked to its final name, which
+        fails if another request created it first: concurrent first requests all read one complete
+        key, never a half-written file.
+        """
         p = self.secret_path
-        try:
-            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            key = p.read_text().strip()
-            if len(key) < 32:
-                raise RuntimeError(f"{p} is damaged (too short); restore it from a backup -- completion "
-                                   "codes already handed out are signed with it") from None
-            return key
-        with os.fdopen(fd, "w") as fh:
-            fh.write(secrets.token_hex(32) + "\n")
-        return self.secret()
+        if not p.exists():
+            tmp = p.with_name(f"{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(secrets.token_hex(32) + "\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                try:
+                    os.link(tmp, p)
+                except FileExistsError:
+                    pass  # another request won the race: its key counts
+            finally:
+                tmp.unlink(missing_ok=True)
+        key = p.read_text().strip()
+        if len(key) < 32:
+            raise RuntimeError(f"{p} is damaged (too short); restore it from a backup -- completion "
+                               "codes already handed out are signed with it")
+        return key
 
     def is_registered(self, study_id: str, participant_id: str) -> bool:
         """Did this participant start this study (enter their id on the start page)?"""
