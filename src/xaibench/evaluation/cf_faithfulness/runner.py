@@ -2,7 +2,8 @@
 the first ``n_explain`` test rows with every explainer, score every metric for K = 1 (and K = 2).
 
 Results (one tidy row per dataset x seed x explainer x K x metric) are stored as parquet under
-``data/results/cf_faithfulness/`` and reused on the next run (``force=True`` recomputes).
+``data/results/cf_faithfulness/`` and reused on the next run (``force=True`` recomputes); the tables
+built from them are in :mod:`.tables`.
 """
 from __future__ import annotations
 
@@ -129,104 +130,6 @@ def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bo
     if not frames:
         raise FileNotFoundError(f"no stored results for {list(datasets)} x seeds {list(seeds)}; run with compute=True")
     return pd.concat(frames, ignore_index=True)
-
-
-# ----------------------------------------------------------------------------------------------
-# tables
-# ----------------------------------------------------------------------------------------------
-#: our metric -> the paper's metric key, per paper dataset (Table 1 rows)
-PAPER_METRIC = {
-    "adults": {"comp_del": "comp_del", "suff_del": "suff_del", "dfr": "dfr", "validity_disc": "validity",
-               "proximity_disc": "proximity_c", "c_disc": "c_disc", "validity_soft_disc": "validity_soft",
-               "proximity_soft_disc": "proximity_c_soft", "c_soft_disc": "c_soft_disc",
-               "ground_truth": "ground_truth"},
-    "movie_reviews": {"comp_del": "comp_del", "suff_del": "suff_del", "comp_mask": "comp_mask",
-                      "suff_mask": "suff_mask", "dfr": "dfr", "validity_cont": "validity",
-                      "proximity_cont": "proximity_c", "c_cont": "c_cont", "validity_soft_cont": "validity_soft",
-                      "c_soft_cont": "c_soft_cont", "ground_truth": "ground_truth"},
-}
-
-
-def _paper(table: str, **filters) -> pd.DataFrame:
-    from ...tables import paper_values
-
-    return paper_values("cf_faithfulness", paper_table=table, **filters)
-
-
-def scores_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] | None = None) -> pd.DataFrame:
-    """Table 1 (K=1) / Table 3 (K=2): mean ± std over seeds beside the paper's value and rank.
-
-    ``rank`` ranks the seed means among the paper's explainers present (``PAPER_ORDER``), as the
-    paper does; ``rank_all`` among every explainer in the table (incl. the project's own)."""
-    from ...tables import aggregate_seeds
-
-    sub = res[(res["k"] == k) & res["metric"].isin(list(cfm.METRICS))]
-    if explainers is not None:
-        sub = sub[sub["explainer"].isin(list(explainers))]
-    agg = aggregate_seeds(sub, ["dataset", "explainer", "metric"])
-    agg["rank"], agg["rank_all"] = np.nan, np.nan
-    for (d, m), g in agg.groupby(["dataset", "metric"]):
-        if cfm.METRICS[m].lower_is_better is None:
-            continue
-        agg.loc[g.index, "rank_all"] = cfm.ranks(g["ours"].to_numpy(), m)
-        gp = g[g["explainer"].isin(PAPER_ORDER)]
-        agg.loc[gp.index, "rank"] = cfm.ranks(gp["ours"].to_numpy(), m)
-    table = "Table 1" if k == 1 else "Table 3"
-    pv = _paper(table, statistic="score")
-    paper, paper_rank = [], []
-    for _, r in agg.iterrows():
-        pd_name = PAPER_DATASET[r["dataset"]]
-        key = "c_soft_cont" if (k == 2 and r["metric"] == "c_soft_cont") else PAPER_METRIC[pd_name].get(r["metric"])
-        hit = pv[(pv["dataset"] == pd_name) & (pv["explainer"] == r["explainer"]) & (pv["metric"] == (key or ""))]
-        paper.append(float(hit["value"].iloc[0]) if len(hit) else np.nan)
-        paper_rank.append(float(hit["rank"].iloc[0]) if len(hit) else np.nan)
-    agg["paper"], agg["paper_rank"] = paper, paper_rank
-    agg["lower_is_better"] = [cfm.METRICS[m].lower_is_better for m in agg["metric"]]
-    agg.insert(1, "k", k)
-    order = {m: i for i, m in enumerate(cfm.METRICS)}
-    eorder = {e: i for i, e in enumerate((*PAPER_ORDER, *PROJECT_ORDER))}
-    agg = agg.sort_values(["dataset", "metric", "explainer"], key=lambda c: c.map(order) if c.name == "metric"
-                          else (c.map(eorder) if c.name == "explainer" else c), kind="stable")
-    return agg[["dataset", "k", "metric", "explainer", "lower_is_better", "ours", "ours_std", "rank", "rank_all",
-                "paper", "paper_rank", "n_seeds"]].reset_index(drop=True)
-
-
-def correlation_rows(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
-    """Per dataset, seed and metric: tau and rho of the metric's explainer ranking vs GroundTruth."""
-    rows = []
-    sub = res[(res["k"] == k) & res["explainer"].isin(list(explainers))]
-    for (d, s), g in sub.groupby(["dataset", "seed"]):
-        wide = g.pivot_table(index="explainer", columns="metric", values="value")
-        truth = wide["ground_truth"].to_dict()
-        for m in wide.columns:
-            if m == "ground_truth" or m not in cfm.METRICS or cfm.METRICS[m].lower_is_better is None:
-                continue
-            ra = cfm.rank_agreement(wide[m].to_dict(), truth, m)
-            rows += [{"dataset": d, "seed": s, "metric": m, "statistic": st, "value": ra[st]}
-                     for st in ("kendall_tau", "spearman_rho")]
-    return pd.DataFrame(rows)
-
-
-def correlations_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
-    """Table 2 (K=1) / the tau, rho rows of Table 3 (K=2): mean ± std over seeds beside the paper."""
-    from ...tables import aggregate_seeds
-
-    rows = correlation_rows(res, k, explainers)
-    agg = aggregate_seeds(rows, ["dataset", "metric", "statistic"])
-    table = "Table 2" if k == 1 else "Table 3"
-    pv = _paper(table, statistic=["kendall_tau", "spearman_rho"])
-    paper = []
-    for _, r in agg.iterrows():
-        pd_name = PAPER_DATASET[r["dataset"]]
-        key = PAPER_METRIC[pd_name].get(r["metric"], r["metric"])
-        if r["metric"] in ("c_cont", "c_soft_cont", "c_disc", "comp_mask", "suff_mask"):
-            key = r["metric"]
-        hit = pv[(pv["dataset"] == pd_name) & (pv["metric"] == key) & (pv["statistic"] == r["statistic"])]
-        paper.append(float(hit["value"].iloc[0]) if len(hit) else np.nan)
-    agg["paper"] = paper
-    agg.insert(1, "k", k)
-    agg.insert(2, "explainers", " ".join(explainers))
-    return agg[["dataset", "k", "explainers", "metric", "statistic", "ours", "ours_std", "paper", "n_seeds"]]
 
 
 # ----------------------------------------------------------------------------------------------

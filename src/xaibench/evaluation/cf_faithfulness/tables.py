@@ -1,0 +1,270 @@
+"""Ge et al.'s tables from the per-seed results of :mod:`.runner`, beside the paper's printed numbers.
+
+* :func:`data_table` -- dataset sizes and, for Adult, how many test rows repeat a training record;
+* :func:`models_table` -- the LR's test accuracy (Sec. 4.2);
+* :func:`scores_table` -- Table 1 (K = 1) and the score part of Table 3 (K = 2);
+* :func:`correlation_rows` / :func:`correlations_table` -- Table 2 and the tau / rho rows of Table 3;
+* :func:`table2` -- the committed ``cf_faithfulness_correlations`` (six and nine explainers);
+* :func:`two_features_table` -- the committed ``cf_faithfulness_two_features`` (Table 3);
+* :func:`family_summary` -- mean tau per metric and dataset with the metric's family;
+* :func:`paper_table1_check` / :func:`paper_table2_check` -- the paper's printed tables checked against
+  their own equations (Table 1's C and C_soft) and against each other (Table 2 from Table 1).
+
+**Joining the paper's values.**  :data:`PAPER_KEYS` maps our metric names to the paper's, per paper
+table and dataset, and every join goes through :func:`xaibench.tables.join_paper`.  A metric missing
+from the map has no printed value and its ``paper`` cell stays NaN.  Two readings of the printed tables
+are built into the map:
+
+* Table 2 prints 0 in the cells the paper did not compute (Adults: Comp./Suff. (mask) and C (cont.);
+  Movie Reviews: C (disc.); Sec. 4.6 says these were not evaluated).  They are not mapped, so they are
+  NaN in our tables, never 0.
+* Adults' C_soft row of Tables 2 and 3 is labelled "C_soft (cont.)", but the paper runs only the
+  discrete search (Algorithm 1) on Adults: Table 1 labels the row C_soft (disc.), Table 2's Adults
+  value (1.0) is what Table 1's C_soft (disc.) ranks give (:func:`paper_table2_check`), and Table 3
+  searches "the combinations" of the two features.  That row joins our ``c_soft_disc``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ...tables import aggregate_seeds, join_paper, paper_values
+from . import metrics as cfm
+from .runner import PAPER_DATASET, PAPER_ORDER, PROJECT_ORDER, load_dataset
+
+PAPER = "cf_faithfulness"
+#: the explainers of the paper's Table 3 (two features per explanation, Adults)
+TABLE3_EXPLAINERS = ("random", "lime", "anchor", "logistic_regression")
+STATISTICS = ("kendall_tau", "spearman_rho")
+#: the paper's erasure baselines and counterfactual scores (C, C_soft), as in its Table 2
+ERASURE = ("comp_del", "suff_del", "comp_mask", "suff_mask", "dfr")
+COUNTERFACTUAL = ("c_disc", "c_soft_disc", "c_cont", "c_soft_cont")
+
+_T1_ADULTS = {"comp_del": "comp_del", "suff_del": "suff_del", "dfr": "dfr", "validity_disc": "validity",
+              "proximity_disc": "proximity_c", "c_disc": "c_disc", "validity_soft_disc": "validity_soft",
+              "proximity_soft_disc": "proximity_c_soft", "c_soft_disc": "c_soft_disc", "ground_truth": "ground_truth"}
+_T1_MOVIES = {"comp_del": "comp_del", "suff_del": "suff_del", "comp_mask": "comp_mask", "suff_mask": "suff_mask",
+              "dfr": "dfr", "validity_cont": "validity", "proximity_cont": "proximity_c", "c_cont": "c_cont",
+              "validity_soft_cont": "validity_soft", "c_soft_cont": "c_soft_cont", "ground_truth": "ground_truth"}
+#: (paper table, paper dataset) -> {our metric: the paper's metric key}; unmapped metrics have no printed value
+PAPER_KEYS: dict[tuple[str, str], dict[str, str]] = {
+    ("Table 1", "adults"): _T1_ADULTS,
+    ("Table 1", "movie_reviews"): _T1_MOVIES,
+    ("Table 2", "adults"): {"comp_del": "comp_del", "suff_del": "suff_del", "dfr": "dfr", "c_disc": "c_disc",
+                            "c_soft_disc": "c_soft_cont"},
+    ("Table 2", "movie_reviews"): {m: m for m in ("comp_del", "suff_del", "comp_mask", "suff_mask", "dfr",
+                                                  "c_cont", "c_soft_cont")},
+    ("Table 3", "adults"): {"comp_del": "comp_del", "suff_del": "suff_del", "dfr": "dfr",
+                            "c_soft_disc": "c_soft_cont", "ground_truth": "ground_truth"},
+}
+
+
+def paper_key(table: str, dataset: str, metric: str) -> str:
+    """The paper's metric key for our ``metric`` on our ``dataset`` in ``table`` ('' when it prints none)."""
+    return PAPER_KEYS.get((table, PAPER_DATASET.get(dataset, dataset)), {}).get(metric, "")
+
+
+def _join(ours: pd.DataFrame, table: str, on_explainer: bool, value: str = "value", **filters) -> pd.DataFrame:
+    """``ours`` with the paper's ``value`` of each cell of ``table`` as ``paper`` (NaN where none is printed)."""
+    keyed = ours.assign(_pd=[PAPER_DATASET.get(d, d) for d in ours["dataset"]],
+                        _pm=[paper_key(table, d, m) for d, m in zip(ours["dataset"], ours["metric"])])
+    on = {"_pd": "dataset", "_pm": "metric", **({"explainer": "explainer"} if on_explainer else {}),
+          **({"statistic": "statistic"} if "statistic" in ours.columns else {})}
+    out = join_paper(keyed, PAPER, on, value=value, paper_table=table, **filters)
+    return out.drop(columns=["_pd", "_pm"])
+
+
+# ----------------------------------------------------------------------------------------------
+# data and models
+# ----------------------------------------------------------------------------------------------
+def data_table(datasets: Sequence[str], seeds: Sequence[int]) -> pd.DataFrame:
+    """Rows, features, class counts per dataset; for Adult also the distinct census records and the
+    test rows whose record is also in the training split (mean, min and max over ``seeds``)."""
+    from ...data.adult import split_indices
+
+    rows = []
+    for name in datasets:
+        ds = load_dataset(name)
+        r = {"dataset": name, "rows": len(ds), "features": ds.spec.n_features,
+             "class 0": int((ds.y == 0).sum()), "class 1": int((ds.y == 1).sum())}
+        if "source_rows" in (getattr(ds, "meta", None) or {}):
+            src = np.asarray(ds.meta["source_rows"])
+            overlap = [int(np.isin(src[sp["test"]], src[sp["train"]]).sum())
+                       for sp in (split_indices(len(ds), s) for s in seeds)]
+            r.update({"distinct census records": len(np.unique(src)),
+                      f"test rows also in train (mean over {len(overlap)} seeds)": float(np.mean(overlap)),
+                      "min over seeds": min(overlap), "max over seeds": max(overlap)})
+        rows.append(r)
+    out = pd.DataFrame(rows).set_index("dataset")
+    ints = [c for c in out.columns if c not in ("rows", "features", "class 0", "class 1") and not c.startswith("test rows")]
+    return out.astype({c: "Int64" for c in ints})
+
+
+def models_table(res: pd.DataFrame) -> pd.DataFrame:
+    """The LR's test accuracy per dataset (mean ± std over seeds) beside the paper's (Sec. 4.2)."""
+    t = aggregate_seeds(res[res["metric"] == "test_accuracy"], ["dataset", "metric"])
+    keyed = t.assign(_pd=[PAPER_DATASET.get(d, d) for d in t["dataset"]])
+    t = join_paper(keyed, PAPER, {"_pd": "dataset", "metric": "metric"}, paper_table="Sec 4.2").drop(columns="_pd")
+
+    def first(d: str, m: str) -> int:
+        return int(res[(res["dataset"] == d) & (res["metric"] == m)]["value"].iloc[0])
+
+    t["n_test"] = [first(d, "n_test") for d in t["dataset"]]
+    t["n_explained_per_seed"] = [first(d, "n_explained") for d in t["dataset"]]
+    return t[["dataset", "metric", "ours", "ours_std", "paper", "n_seeds", "n_test", "n_explained_per_seed"]]
+
+
+# ----------------------------------------------------------------------------------------------
+# Table 1 / Table 3 scores
+# ----------------------------------------------------------------------------------------------
+def scores_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] | None = None) -> pd.DataFrame:
+    """Table 1 (K=1) / the scores of Table 3 (K=2): mean ± std over seeds beside the paper's value and rank.
+
+    ``rank`` ranks the seed means among the paper's explainers present (``PAPER_ORDER``), as the
+    paper does; ``rank_all`` among every explainer in the table (incl. the project's own)."""
+    sub = res[(res["k"] == k) & res["metric"].isin(list(cfm.METRICS))]
+    if explainers is not None:
+        sub = sub[sub["explainer"].isin(list(explainers))]
+    agg = aggregate_seeds(sub, ["dataset", "explainer", "metric"])
+    agg["rank"], agg["rank_all"] = np.nan, np.nan
+    for (_, m), g in agg.groupby(["dataset", "metric"]):
+        if cfm.METRICS[m].lower_is_better is None:
+            continue
+        agg.loc[g.index, "rank_all"] = cfm.ranks(g["ours"].to_numpy(), m)
+        gp = g[g["explainer"].isin(PAPER_ORDER)]
+        agg.loc[gp.index, "rank"] = cfm.ranks(gp["ours"].to_numpy(), m)
+    table = "Table 1" if k == 1 else "Table 3"
+    paper_rank = _join(agg, table, on_explainer=True, value="rank", statistic="score")["paper"]
+    agg = _join(agg, table, on_explainer=True, statistic="score")
+    agg["paper_rank"] = paper_rank.to_numpy()
+    agg["lower_is_better"] = [cfm.METRICS[m].lower_is_better for m in agg["metric"]]
+    agg.insert(1, "k", k)
+    order = {m: i for i, m in enumerate(cfm.METRICS)}
+    eorder = {e: i for i, e in enumerate((*PAPER_ORDER, *PROJECT_ORDER))}
+    agg = agg.sort_values(["dataset", "metric", "explainer"], key=lambda c: c.map(order) if c.name == "metric"
+                          else (c.map(eorder) if c.name == "explainer" else c), kind="stable")
+    return agg[["dataset", "k", "metric", "explainer", "lower_is_better", "ours", "ours_std", "rank", "rank_all",
+                "paper", "paper_rank", "n_seeds"]].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Table 2 / Table 3 rank agreement
+# ----------------------------------------------------------------------------------------------
+def correlation_rows(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
+    """Per dataset, seed and metric: Kendall tau (Eq. 11) and Spearman rho (Eq. 12) of the metric's
+    explainer ranking vs GroundTruth's (:func:`.metrics.rank_agreement`)."""
+    rows = []
+    sub = res[(res["k"] == k) & res["explainer"].isin(list(explainers))]
+    for (d, s), g in sub.groupby(["dataset", "seed"]):
+        wide = g.pivot_table(index="explainer", columns="metric", values="value")
+        truth = wide["ground_truth"].to_dict()
+        for m in wide.columns:
+            if m == "ground_truth" or m not in cfm.METRICS or cfm.METRICS[m].lower_is_better is None:
+                continue
+            ra = cfm.rank_agreement(wide[m].to_dict(), truth, m)
+            rows += [{"dataset": d, "seed": s, "metric": m, "statistic": st, "value": ra[st]} for st in STATISTICS]
+    return pd.DataFrame(rows, columns=["dataset", "seed", "metric", "statistic", "value"])
+
+
+def correlations_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
+    """Table 2 (K=1) / the tau, rho rows of Table 3 (K=2): mean ± std over seeds beside the paper
+    (NaN where the paper computed no value, see :data:`PAPER_KEYS`)."""
+    agg = aggregate_seeds(correlation_rows(res, k, explainers), ["dataset", "metric", "statistic"])
+    agg = _join(agg, "Table 2" if k == 1 else "Table 3", on_explainer=False, statistic=list(STATISTICS))
+    agg.insert(1, "k", k)
+    agg.insert(2, "explainers", " ".join(explainers))
+    return agg[["dataset", "k", "explainers", "metric", "statistic", "ours", "ours_std", "paper", "n_seeds"]]
+
+
+def table2(res: pd.DataFrame) -> pd.DataFrame:
+    """``cf_faithfulness_correlations``: Table 2 over the paper's six explainers, then over all nine
+    (the project's three added) for the datasets where all nine ran."""
+    six = correlations_table(res, k=1)
+    nine_names = (*PAPER_ORDER, *PROJECT_ORDER)
+    have = res[res["k"] == 1].groupby("dataset")["explainer"].agg(lambda e: set(nine_names) <= set(e))
+    nine = correlations_table(res[res["dataset"].isin(have[have].index)], k=1, explainers=nine_names)
+    return pd.concat([six, nine], ignore_index=True)
+
+
+def two_features_table(res: pd.DataFrame) -> pd.DataFrame:
+    """``cf_faithfulness_two_features``: Table 3 on Adult (and its de-duplicated variant), scores of the
+    four explainers (``statistic`` = score) then the tau / rho rows (``explainer`` empty)."""
+    adult = res[res["dataset"].map(lambda d: PAPER_DATASET.get(d, d)) == "adults"]
+    scores = scores_table(adult, k=2, explainers=TABLE3_EXPLAINERS)
+    corr = correlations_table(adult, k=2, explainers=TABLE3_EXPLAINERS)
+    t = pd.concat([scores.assign(statistic="score"), corr.drop(columns="explainers").assign(explainer="")],
+                  ignore_index=True)
+    return t[["dataset", "k", "metric", "explainer", "statistic", "ours", "ours_std", "rank", "paper", "paper_rank",
+              "n_seeds"]]
+
+
+def family_summary(corr: pd.DataFrame, statistic: str = "kendall_tau", k: int = 1,
+                   explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
+    """Mean ``statistic`` per metric (rows) and dataset (columns) from a correlations table, with each
+    metric's family: ``counterfactual`` (C, C_soft), ``counterfactual parts`` (Validity, Validity_soft)
+    or ``erasure``; rows sorted by family, then by the first dataset's value."""
+    sub = corr[(corr["statistic"] == statistic) & (corr["k"] == k) & (corr["explainers"] == " ".join(explainers))]
+    wide = sub.pivot_table(index="metric", columns="dataset", values="ours", sort=False)
+    wide.columns.name = None
+    fam = {m: ("counterfactual" if m in COUNTERFACTUAL else "erasure" if m in ERASURE else "counterfactual parts")
+           for m in wide.index}
+    wide.insert(0, "family", [fam[m] for m in wide.index])
+    rank = {"counterfactual": 0, "counterfactual parts": 1, "erasure": 2}
+    first = wide.columns[1] if len(wide.columns) > 1 else None
+    wide = wide.assign(_f=wide["family"].map(rank), _v=-wide[first] if first else 0.0)
+    return wide.sort_values(["_f", "_v"], kind="stable").drop(columns=["_f", "_v"])
+
+
+# ----------------------------------------------------------------------------------------------
+# the paper's own tables, checked against each other
+# ----------------------------------------------------------------------------------------------
+def paper_table2_check() -> pd.DataFrame:
+    """Table 2 recomputed from Table 1 (Eqs. 11-12 on the six explainers), once from its printed ranks and
+    once from its printed values, beside the printed Table 2 value, per dataset and ranked metric of
+    Table 1 (NaN where Table 2 prints none)."""
+    rows = []
+    for dataset, our_name in (("adults", "adult"), ("movie_reviews", "rt-polarity")):
+        t1 = paper_values(PAPER, paper_table="Table 1", dataset=dataset, statistic="score")
+        gt = t1[t1["metric"] == "ground_truth"].set_index("explainer")
+        for ours, key in PAPER_KEYS[("Table 1", dataset)].items():
+            r = t1[t1["metric"] == key].set_index("explainer").reindex(gt.index)
+            if ours == "ground_truth" or r["rank"].isna().any():
+                continue
+            by_value = cfm.oriented(r["value"].to_numpy(), ours)
+            printed = {}
+            t2_key = paper_key("Table 2", our_name, ours)
+            for st in STATISTICS:
+                hit = paper_values(PAPER, paper_table="Table 2", dataset=dataset, metric=t2_key or "-", statistic=st)
+                printed[st] = float(hit["value"].iloc[0]) if len(hit) else np.nan
+            rows.append({"dataset": dataset, "metric": ours, "table2_row": t2_key,
+                         "tau from Table 1 ranks": cfm.kendall_tau(-r["rank"].to_numpy(), -gt["rank"].to_numpy()),
+                         "tau from Table 1 values": cfm.kendall_tau(by_value, gt["value"].to_numpy()),
+                         "printed tau": printed["kendall_tau"],
+                         "rho from Table 1 ranks": cfm.spearman_rho(-r["rank"].to_numpy(), -gt["rank"].to_numpy()),
+                         "rho from Table 1 values": cfm.spearman_rho(by_value, gt["value"].to_numpy()),
+                         "printed rho": printed["spearman_rho"]})
+    return pd.DataFrame(rows)
+
+
+def paper_table1_check() -> pd.DataFrame:
+    """Each C / C_soft value printed in Table 1 beside what its equation gives from the same column's printed
+    numbers (``equation``: C = Validity / Proximity, Eq. 3; C_soft = Validity_soft / Proximity, Eq. 5, with
+    the Proximity row printed under each) and beside ``1 / Proximity``; ``matches`` names the one that agrees
+    with the printed value to 1 % (empty when neither does)."""
+    rows = []
+    pairs = {"adults": (("c_disc", "validity", "proximity_c"), ("c_soft_disc", "validity_soft", "proximity_c_soft")),
+             "movie_reviews": (("c_cont", "validity", "proximity_c"), ("c_soft_cont", "validity_soft", "proximity_c_soft"))}
+    for dataset, triples in pairs.items():
+        t1 = paper_values(PAPER, paper_table="Table 1", dataset=dataset, statistic="score")
+        v = t1.set_index(["metric", "explainer"])["value"]
+        for c, val, prox in triples:
+            for e in PAPER_ORDER:
+                printed, p = float(v[(c, e)]), float(v[(prox, e)])
+                eq = float(v[(val, e)]) / p
+                match = ("equation" if np.isclose(eq, printed, rtol=0.01) else
+                         "1 / Proximity" if np.isclose(1 / p, printed, rtol=0.01) else "")
+                rows.append({"dataset": dataset, "metric": c, "explainer": e, "printed": printed,
+                             "equation": eq, "1 / Proximity": 1 / p, "matches": match})
+    return pd.DataFrame(rows)
