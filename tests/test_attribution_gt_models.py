@@ -87,7 +87,7 @@ def test_attention_training_matches_the_authors_protocol():
 
 @pytest.mark.slow  # ~30 s on a shared 2-core machine
 def test_bench_attribution_gt_rows_cover_every_model_and_method():
-    from xaibench.evaluation.attribution_gt.bench import bench_attribution_gt
+    from xaibench.bench.attribution_gt import bench_attribution_gt
     from xaibench.evaluation.attribution_gt.image_runner import ImageConfig
     from xaibench.evaluation.attribution_gt.text_runner import TextConfig
 

@@ -13,7 +13,7 @@ from xaibench.explainers.local import (  # noqa: E402
     LimeWords, LRPNgrams, LRPWords, RandomNgrams, RandomWords, ShapPartition, counter_evidence, evidence,
     make_explainer)
 from xaibench.explainers.local._common import ngram_windows, ngrams_from_words  # noqa: E402
-from xaibench.explainers.local.bench import bench_attribution  # noqa: E402
+from xaibench.bench.attribution import bench_attribution  # noqa: E402
 from xaibench.models.base import Classifier  # noqa: E402
 from xaibench.models.cnn import CNNClassifier  # noqa: E402
 from xaibench.models.embeddings import Vocab, word_tokenize  # noqa: E402
