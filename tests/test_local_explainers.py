@@ -374,7 +374,7 @@ def test_lime_handles_texts_longer_than_the_cnn_window():
 
 
 # ----------------------------------------------------------------------------------------------
-# issue 8, section 4: per-model random draws, input validation, truncation
+# per-model random draws, input validation, truncation
 # ----------------------------------------------------------------------------------------------
 def test_random_baselines_differ_between_models(cnn, bias_free_cnn):
     """Human-grounded task 1 compares two models' evidence: the random baselines must not give
