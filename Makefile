@@ -11,7 +11,7 @@ MODEL ?= minilm
 MODELS ?= $(if $(filter command line,$(origin MODEL)),$(MODEL),minilm lstm)
 #: SEEDS -- seeds for exclusive-split models (CEBaB paper seeds)
 SEEDS ?= 42 43 44 45 46
-#: INCLUSIVE_SEEDS -- seeds for inclusive-split and ABSA models (budget)
+#: INCLUSIVE_SEEDS -- seeds for inclusive-split and ABSA models (one by default, to keep `make all` short)
 INCLUSIVE_SEEDS ?= 42
 #: TASKS -- CEBaB tasks trained by `make models` and evaluated by notebook 20
 TASKS ?= binary ternary 5-way
@@ -19,6 +19,9 @@ TASKS ?= binary ternary 5-way
 ABSA_MODEL ?= minilm
 #: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda
 export XAIBENCH_DEVICE ?= auto
+#: XAIBENCH_THREADS -- torch CPU threads for training and inference (unset: 2; results depend on it, so it is pinned)
+#: XAIBENCH_PROGRESS -- progress display: auto (unset: a bar in a terminal, a few text lines in a notebook) | bar | text | off
+#: XAIBENCH_DATA_MIRROR -- local folder mirroring the raw data (unset: ../shared/data when it exists; empty: download)
 #: PYTHON -- interpreter that creates .venv (Python 3.11)
 PYTHON ?= python3
 #: VENV -- folder of the virtual environment
@@ -27,6 +30,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 REPORTS := reports/$(PROFILE)
+#: HF_HUB_OFFLINE -- 1: Hugging Face models load from the local cache only, never from the hub
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 export XAIBENCH_PROFILE := $(PROFILE)
@@ -106,7 +110,7 @@ human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluat
 # Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)
 .PHONY: faithfulness ge
 faithfulness: $(REPORTS)/23_counterfactual_faithfulness.ipynb ## Ge et al.: counterfactual faithfulness, Tables 1-3 (Adult, Movie Reviews)
-ge: faithfulness
+ge: faithfulness ## alias of faithfulness (Ge et al.)
 
 # Ground-truth attribution (Zhou et al. 2022; notebooks 13, 24 text; 25 images)
 #: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
@@ -121,7 +125,7 @@ attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attributi
 # Counterfactuals of counterfactuals (notebooks 12, 22)
 #: CF_IMDB -- IMDb test reviews fed back through each editor (paper: 500)
 CF_IMDB ?= 500
-#: CF_NEWSGROUPS -- Newsgroups test posts (paper: the whole split; 1000 fit the 60-min budget on 2 cores)
+#: CF_NEWSGROUPS -- Newsgroups test posts (paper: the whole split; 1000 keep notebook 22 under an hour on 2 CPU cores)
 CF_NEWSGROUPS ?= 1000
 $(REPORTS)/12_counterfactual_editors.ipynb: NB_PARAMS =
 $(REPORTS)/22_counterfactual_feedback.ipynb: NB_PARAMS = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF_NEWSGROUPS)
@@ -133,6 +137,11 @@ all: foundation cebab human cf-feedback faithfulness attribution-gt ## set up th
 	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
+
+# ---- claims tables -------------------------------------------------------------------------
+.PHONY: claims
+claims: $(STAMP) ## regenerate every paper's claims table from the committed tables, refresh the claims cell of each committed report and the README status section
+	$(PY) -m xaibench.reports claims
 
 # ---- tests and benchmarks ---------------------------------------------------------------------
 # pytest prints each test as it starts and the slowest ones at the end (not only dots)
@@ -178,7 +187,7 @@ PARAMS := $(shell sed -nE 's/^#: ([A-Z_]+) -- .*/\1/p' $(MAKEFILE_LIST))
 help: ## list targets and parameters
 	@echo "Targets:"; grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  %-16s %s\n", $$1, $$2}'
 	@echo "Parameters (make TARGET NAME=value; current value in brackets):"
-	@$(foreach p,$(PARAMS),printf '  %-16s %s [%s]\n' '$(p)' "$$(sed -nE 's/^#: $(p) -- //p' $(MAKEFILE_LIST))" '$($(p))';)
+	@$(foreach p,$(PARAMS),printf '  %-20s %s [%s]\n' '$(p)' "$$(sed -nE 's/^#: $(p) -- //p' $(MAKEFILE_LIST))" '$(or $($(p)),unset)';)
 
 clean-reports: ## delete smoke-run outputs (reports/quick, reports/bench; the committed reports/full stay)
 	rm -rf reports/quick reports/bench

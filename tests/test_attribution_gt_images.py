@@ -46,24 +46,12 @@ def test_saliency_methods_on_a_hand_built_model():
     from xaibench.evaluation.attribution_gt import attr_pct
     from xaibench.explainers.saliency import saliency
 
+    from tests.helpers.torch_models import PatchNet
+
     torch.manual_seed(0)
     S = 16
 
-    class PatchNet(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = torch.nn.Linear(1, 2, bias=False)
-            self.fc.weight.data = torch.tensor([[1.0], [-1.0]])
-
-        def features(self, x):
-            f = torch.zeros(x.shape[0], 1, S, S)
-            f[:, :, :4, :4] = x[:, :, :4, :4].sum(1, keepdim=True)
-            return f
-
-        def forward(self, x):
-            return self.fc(self.features(x).mean(dim=(2, 3)))
-
-    model = PatchNet()
+    model = PatchNet(size=S, patch=4)
     x = torch.rand(2, 3, S, S)
     images = (x.permute(0, 2, 3, 1).numpy() * 255).astype(np.uint8)
     er = np.zeros((S, S), bool)
@@ -87,18 +75,15 @@ def test_gradient_saliency_known_value_without_captum_warnings():
 
     from xaibench.explainers.saliency import saliency
 
-    class Patch(torch.nn.Module):
-        def forward(self, x):
-            s = x[:, :, :2, :2].sum(dim=(1, 2, 3)) / 16
-            return torch.stack([s, -s], 1)
+    from tests.helpers.torch_models import PatchNet
 
     x = torch.rand(2, 3, 4, 4)
     expected = np.zeros((2, 4, 4))
     expected[:, :2, :2] = 3 / 16
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = saliency("gradient", Patch(), x, [0, 1])
-        saliency("smoothgrad", Patch(), x, [0, 1], n_samples=2)
-        saliency("shap", Patch(), x, [0, 1], n_samples=2, baselines=torch.zeros(1, 3, 4, 4))
+        got = saliency("gradient", PatchNet(size=4, patch=2), x, [0, 1])
+        saliency("smoothgrad", PatchNet(size=4, patch=2), x, [0, 1], n_samples=2)
+        saliency("shap", PatchNet(size=4, patch=2), x, [0, 1], n_samples=2, baselines=torch.zeros(1, 3, 4, 4))
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-7)
     assert not x.requires_grad  # the caller's tensor is left alone

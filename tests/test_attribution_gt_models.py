@@ -85,9 +85,9 @@ def test_attention_training_matches_the_authors_protocol():
     assert np.allclose(a[0, :3].numpy(), alone, atol=1e-6) and float(a[0, 3:].abs().sum()) == 0.0
 
 
-@pytest.mark.slow  # ~30 s on a shared 2-core machine
+@pytest.mark.slow  # ~30 s on 2 CPU cores
 def test_bench_attribution_gt_rows_cover_every_model_and_method():
-    from xaibench.evaluation.attribution_gt.bench import bench_attribution_gt
+    from xaibench.bench.attribution_gt import bench_attribution_gt
     from xaibench.evaluation.attribution_gt.image_runner import ImageConfig
     from xaibench.evaluation.attribution_gt.text_runner import TextConfig
 

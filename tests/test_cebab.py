@@ -357,7 +357,7 @@ def test_real_split_sizes_and_paper_counts():
 
 
 # --------------------------------------------------------------------------------------------
-# per-task pairs and fit rows (App. C.3; issue 9)
+# per-task pairs and fit rows (App. C.3)
 # --------------------------------------------------------------------------------------------
 THREE_STAR = "000001_000002"  # dev, food edit A2: review 3 stars, food unknown
 

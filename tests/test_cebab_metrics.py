@@ -9,6 +9,8 @@ import pytest
 
 from xaibench.evaluation.cebab import metrics as cb
 
+from tests.helpers.basic_models import TablePredictor
+
 
 # ----------------------------------------------------------------------------------------------
 # distances
@@ -143,21 +145,8 @@ def test_empirical_ate_known_values():
                                                                       ("food", "pos_to_unk"): 1}
 
 
-class DictModel:
-    """A fake model: fixed probabilities per text; counts the texts it is asked about."""
-
-    def __init__(self, table: dict[str, list[float]]):
-        self.table = table
-        self.n_classes = len(next(iter(table.values())))
-        self.calls: list[str] = []
-
-    def predict_proba(self, texts):
-        self.calls.extend(texts)
-        return np.array([self.table[t] for t in texts])
-
-
-def _model() -> DictModel:
-    return DictModel({
+def _model() -> TablePredictor:
+    return TablePredictor({
         "b1": [0.9, 0.1], "c1": [0.2, 0.8], "b2": [0.6, 0.4], "c2": [0.1, 0.9], "b3": [0.3, 0.7],
         "c3": [0.5, 0.5], "b4": [0.5, 0.5], "c4": [0.5, 0.5], "b5": [0.8, 0.2], "c5": [0.7, 0.3],
     })

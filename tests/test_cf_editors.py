@@ -8,49 +8,20 @@ from xaibench.explainers.counterfactual.mice import MiCE
 from xaibench.explainers.counterfactual.ngram import BigramLM
 from xaibench.explainers.counterfactual.polyjuice import Polyjuice
 from xaibench.explainers.counterfactual.textfooler import TextFooler
-from xaibench.explainers.counterfactual.wordnet import WordNet, wordnet_dir
-from xaibench.models.logreg import LogRegClassifier
+from xaibench.explainers.counterfactual.wordnet import wordnet_dir
 
-POS = ["a great and wonderful film , i loved it .", "great acting and a wonderful story .",
-       "i loved the wonderful music , a great movie ."]
-NEG = ["a terrible and awful film , i hated it .", "terrible acting and an awful story .",
-       "i hated the awful music , a terrible movie ."]
-TEXTS = ["The film was great and the acting was wonderful.", "I hated this awful, terrible movie."]
+from tests.helpers.toy_text import NEG, POS, TEXTS, sentiment_logreg, toy_vectors, toy_wordnet
+
 
 
 @pytest.fixture(scope="module")
 def clf():
-    return LogRegClassifier(2, cache=False, ngram_max=2, C=10.0).fit(POS + NEG, [1] * 3 + [0] * 3)
+    return sentiment_logreg()
 
 
 @pytest.fixture(scope="module")
 def lm():
     return BigramLM(min_count=1).fit([t.split() for t in POS + NEG], [1] * 3 + [0] * 3)
-
-
-def _toy_vectors():
-    words = ["great", "wonderful", "terrible", "awful", "good", "fine", "film", "movie", "hated", "loved",
-             "disliked", "adored", "acting", "performance"]
-    rng = np.random.default_rng(0)
-    base = rng.normal(size=(len(words), 8))
-    groups = [("great", "wonderful", "terrible"), ("good", "fine", "awful"), ("film", "movie"),
-              ("hated", "loved", "disliked", "adored"), ("acting", "performance")]
-    for g in groups:  # raw-GloVe-like: antonyms sit next to synonyms
-        c = rng.normal(size=8) * 3
-        for w in g:
-            base[words.index(w)] += c
-    return WordVectors(words, base / np.linalg.norm(base, axis=1, keepdims=True))
-
-
-def _toy_wordnet():
-    wn = WordNet()
-    for w in ("great", "wonderful", "terrible", "awful", "good", "fine"):
-        wn.pos[w] = {"ADJ"}
-    for w in ("film", "movie", "acting", "performance"):
-        wn.pos[w] = {"NOUN"}
-    for w in ("hated", "loved", "disliked", "adored"):
-        wn.pos[w] = {"VERB"}
-    return wn
 
 
 def _check(editor, clf):
@@ -66,7 +37,7 @@ def _check(editor, clf):
 
 
 def test_textfooler_valid_deterministic_and_flips(clf):
-    tf = TextFooler(vectors=_toy_vectors(), wordnet=_toy_wordnet(), min_similarity=0.0, min_cos=0.0).fit(clf)
+    tf = TextFooler(vectors=toy_vectors(), wordnet=toy_wordnet(), min_similarity=0.0, min_cos=0.0).fit(clf)
     out = _check(tf, clf)
     p = clf.predict([out[0][0]])[0]
     assert p != clf.predict([TEXTS[0]])[0]  # the toy synonyms include the sentiment flip words
@@ -80,7 +51,7 @@ def test_mice_valid_deterministic_and_targeted(clf, lm):
 
 
 def test_polyjuice_never_calls_the_predictor_and_has_whole_text_blank(lm):
-    ed = Polyjuice(lm=lm, wordnet=_toy_wordnet(), seed=3).fit(None)
+    ed = Polyjuice(lm=lm, wordnet=toy_wordnet(), seed=3).fit(None)
     assert ed.uses_predictor is False and ed.model is None
     long = " ".join(["The film was great."] * 6)
     out = ed.explain([long])[0]
@@ -89,7 +60,7 @@ def test_polyjuice_never_calls_the_predictor_and_has_whole_text_blank(lm):
 
 
 def test_counter_fitting_toy_vocabulary():
-    wv = _toy_vectors()
+    wv = toy_vectors()
     i = wv.index
     syn = [(i["great"], i["wonderful"]), (i["film"], i["movie"])]
     ant = [(i["great"], i["terrible"]), (i["loved"], i["hated"])]

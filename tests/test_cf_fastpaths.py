@@ -11,7 +11,7 @@ from xaibench.explainers.counterfactual.textfooler import TextFooler
 from xaibench.models.logreg import LogRegClassifier
 from xaibench.text import TOKEN_RE
 
-from test_cf_editors import NEG, POS, TEXTS, _toy_vectors, _toy_wordnet
+from tests.helpers.toy_text import NEG, POS, TEXTS, sentiment_logreg, toy_vectors, toy_wordnet
 
 WORDS = ["great", "awful", "Film", "movie", "don't", "x", "42", "and", "it", "wonderful", "terrible", "loved"]
 
@@ -72,8 +72,8 @@ class _FullOnly:
 
 
 def test_textfooler_same_edits_with_and_without_incremental_scoring():
-    clf = LogRegClassifier(2, cache=False, ngram_max=2, C=10.0).fit(POS + NEG, [1] * 3 + [0] * 3)
-    kw = dict(vectors=_toy_vectors(), wordnet=_toy_wordnet(), min_similarity=0.0, min_cos=0.0)
+    clf = sentiment_logreg()
+    kw = dict(vectors=toy_vectors(), wordnet=toy_wordnet(), min_similarity=0.0, min_cos=0.0)
     fast = TextFooler(**kw).fit(clf)
     slow = TextFooler(**kw).fit(_FullOnly(clf))
     texts = TEXTS + ["  The acting was awful, I hated the film and the movie."]
@@ -117,7 +117,7 @@ class _FakeMLM:
 def test_mice_mlm_path_builds_texts_from_the_filled_spans():
     from xaibench.explainers.counterfactual.mice import MiCE
 
-    clf = LogRegClassifier(2, cache=False, ngram_max=2, C=10.0).fit(POS + NEG, [1] * 3 + [0] * 3)
+    clf = sentiment_logreg()
     words = "the film was great and the acting was wonderful .".split()
     spaces = [" "] * (len(words) - 1) + [""]
     rel = np.array([0, 0, 0, 5, 0, 0, 0, 0, 4, 0], dtype=float)

@@ -7,6 +7,8 @@ import pytest
 
 from xaibench.evaluation.cf_feedback import metrics as cf
 
+from tests.helpers.basic_models import KeywordClassifier
+
 
 def test_levenshtein_known_values():
     assert cf.levenshtein("kitten", "sitting") == 3
@@ -60,14 +62,6 @@ def test_selection_rule():
         cf.select_candidate(0, [], [])
 
 
-class _Toy:
-    """Predictor: class 1 iff the text contains 'good'."""
-    n_classes = 2
-
-    def predict_proba(self, texts):
-        return np.array([[0.1, 0.9] if "good" in t.split() else [0.8, 0.2] for t in texts])
-
-
 class _SwapEditor:
     """Swaps good<->bad; offers a long noisy candidate too; returns nothing for 'stop'."""
     name = "swap"
@@ -85,7 +79,7 @@ class _SwapEditor:
 
 def test_run_chains_selection_flip_and_early_end():
     split = str.split
-    ch = cf.run_chains(_SwapEditor(), cf.CountingPredictor(_Toy()), ["a good film", "stop here"], n_steps=3,
+    ch = cf.run_chains(_SwapEditor(), cf.CountingPredictor(KeywordClassifier("good", p_hit=0.9, p_miss=0.2, tokenize=str.split)), ["a good film", "stop here"], n_steps=3,
                        tokenize=split)
     a = ch[ch.text_id == 0]
     assert a.text.tolist() == ["a good film", "a bad film", "a good film", "a bad film"]

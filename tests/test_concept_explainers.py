@@ -97,7 +97,7 @@ class ToyModel(TorchTextClassifier):
 
 @pytest.fixture(autouse=True, scope="module")
 def _one_thread():
-    """Tiny tensors: one intra-op thread avoids contention overhead on the shared CPU."""
+    """Tiny tensors: one intra-op thread avoids thread-contention overhead."""
     n = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

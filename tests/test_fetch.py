@@ -371,7 +371,7 @@ def test_fresh_fetch_of_split_archives(env):
 
 
 # ------------------------------------------------------------------------------------------
-# issue 8, section 4: verify extracted files, say what was repaired, clean leftovers
+# verify extracted files, say what was repaired, clean leftovers
 # ------------------------------------------------------------------------------------------
 @needs_mirror
 def test_verify_detects_an_edited_file_extracted_from_an_archive_and_repairs_it(env, capsys):

@@ -11,6 +11,8 @@ import pytest
 from xaibench.evaluation import human_grounded as hg
 from xaibench.explainers.base import Attribution
 
+from tests.helpers.basic_models import TablePredictor
+
 BIN = ("Negative", "Positive")
 ARX = ("Computer Science", "Mathematics", "Physics")
 
@@ -113,18 +115,6 @@ def test_strength_to_answer_rejects_bad_input_and_thresholds():
     assert hg.strength_to_answer(0.0, "A", True, th) == "unconfident:A"
 
 
-class StubModel:
-    """Reader model with fixed class probabilities per joined text (default = prior)."""
-
-    def __init__(self, table, prior, n_classes):
-        self.table, self.prior, self.n_classes = table, prior, n_classes
-        self.seen = []
-
-    def predict_proba(self, texts):
-        self.seen.extend(texts)
-        return np.array([self.table.get(t, self.prior) for t in texts], dtype=float)
-
-
 def _q(**kw):
     base = {"question_id": "q", "dataset": "amazon", "method": "lime", "model_correct": True}
     base.update(kw)
@@ -132,7 +122,7 @@ def _q(**kw):
 
 
 def test_reader_task2_margin_and_choice_by_hand():
-    m = StubModel({"great fun": [0.2, 0.8], "ok fine": [0.47, 0.53], "bad": [0.7, 0.3]}, [0.5, 0.5], 2)
+    m = TablePredictor({"great fun": [0.2, 0.8], "ok fine": [0.47, 0.53], "bad": [0.7, 0.3]}, [0.5, 0.5], 2)
     r = hg.SimulatedReader(m, BIN, "p1")
     mk = lambda ev: _q(task=2, class_names=list(BIN), evidence=ev, key="Positive")
     assert r.answer(mk(["great", "fun"])) == "confident:Positive"      # margin 0.6
@@ -141,7 +131,7 @@ def test_reader_task2_margin_and_choice_by_hand():
 
 
 def test_reader_task1_compares_support_for_the_predicted_class():
-    m = StubModel({"waste of money": [0.9, 0.1], "the": [0.55, 0.45], "cheap": [0.7, 0.3]}, [0.5, 0.5], 2)
+    m = TablePredictor({"waste of money": [0.9, 0.1], "the": [0.55, 0.45], "cheap": [0.7, 0.3]}, [0.5, 0.5], 2)
     r = hg.SimulatedReader(m, BIN, "p1")
     mk = lambda a, b: _q(task=1, class_names=list(BIN), predicted_class="Negative", evidence_a=a, evidence_b=b, key="A")
     assert r.answer(mk(["waste of money"], ["the"])) == "unconfident:A"   # 0.9 - 0.55 = 0.35
@@ -149,13 +139,13 @@ def test_reader_task1_compares_support_for_the_predicted_class():
     assert r.answer(mk(["waste of money"], [])) == "unconfident:A"        # 0.9 - prior 0.5 = 0.4
     assert r.answer(mk(["cheap"], ["the"])) == "unconfident:A"            # 0.15
     assert r.answer(mk(["the"], ["the"])) == "none"
-    m2 = StubModel({"awful": [0.99, 0.01]}, [0.4, 0.6], 2)
+    m2 = TablePredictor({"awful": [0.99, 0.01]}, [0.4, 0.6], 2)
     assert hg.SimulatedReader(m2, BIN, "p").answer(mk(["awful"], [])) == "confident:A"  # 0.99 - 0.4
 
 
 def test_reader_task3_log_odds_pooling_by_hand():
     prior = [0.5, 0.5]
-    m = StubModel({"good sound": [0.2, 0.8], "cheap foam": [0.8, 0.2], "meh": [0.5, 0.5]}, prior, 2)
+    m = TablePredictor({"good sound": [0.2, 0.8], "cheap foam": [0.8, 0.2], "meh": [0.5, 0.5]}, prior, 2)
     r = hg.SimulatedReader(m, BIN, "p1")
 
     def mk(ev, ce, p=0.6):
@@ -175,7 +165,7 @@ def test_reader_task3_log_odds_pooling_by_hand():
 
 def test_reader_task3_three_classes_picks_the_class_counter_evidence_points_to():
     prior = [1 / 3] * 3
-    m = StubModel({"theorem lemma": [0.05, 0.9, 0.05], "network": [0.6, 0.2, 0.2]}, prior, 3)
+    m = TablePredictor({"theorem lemma": [0.05, 0.9, 0.05], "network": [0.6, 0.2, 0.2]}, prior, 3)
     r = hg.SimulatedReader(m, ARX, "p1")
     q = _q(task=3, dataset="arxiv", class_names=list(ARX), predicted_class="Computer Science",
            predicted_probability=0.45, evidence=["network"], counter_evidence=["theorem", "lemma"], key="Mathematics")
@@ -184,7 +174,7 @@ def test_reader_task3_three_classes_picks_the_class_counter_evidence_points_to()
 
 
 def test_reader_sees_only_visible_fields():
-    m = StubModel({"great": [0.1, 0.9]}, [0.5, 0.5], 2)
+    m = TablePredictor({"great": [0.1, 0.9]}, [0.5, 0.5], 2)
     r = hg.SimulatedReader(m, BIN, "p1")
     q1 = _q(task=2, class_names=list(BIN), evidence=["great"], key="Positive", model_correct=True)
     q2 = _q(task=2, class_names=list(BIN), evidence=["great"], key="Negative", model_correct=False,

@@ -1,4 +1,5 @@
-"""No module imports a layer above it -- at module level, inside a function, relative or absolute.
+"""No module imports a layer above it -- at module level, inside a function, relative or absolute,
+or by name -- and the top-level packages import each other without a cycle.
 
 Layers, low to high (a module may import its own layer and the layers below)::
 
@@ -11,11 +12,21 @@ Layers, low to high (a module may import its own layer and the layers below)::
 
 Every module of ``src/xaibench`` is parsed with :mod:`ast`; every ``import``/``from ... import``
 anywhere in it (function bodies and ``TYPE_CHECKING`` blocks included) is resolved to the
-``xaibench`` module it names.  The test lists every violation at once.
+``xaibench`` module it names, and so is every import by name:
+
+* ``importlib.import_module(S)`` / ``import_module(S)`` / ``__import__(S)`` where ``S`` is a literal
+  string, or an f-string / ``+`` concatenation whose constant prefix names a module
+  (``f"xaibench.evaluation.{paper}.claims"`` counts as ``xaibench.evaluation``: the layer of the
+  prefix -- the part after it may name any module of that package);
+* a string literal that is exactly a dotted xaibench module path, optionally with ``:attribute``
+  (``"xaibench.models.cnn:CNNClassifier"`` in a registry, ``"xaibench.bench"`` for ``python -m``).
+
+The test lists every violation at once.
 """
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -34,9 +45,8 @@ LAYERS: dict[str, int] = {
 }
 LAYER_NAMES = {0: "foundation", 1: "data", 2: "models", 3: "explainers", 4: "evaluation", 5: "top"}
 
-# Known upward imports of the CEBaB code: none since its vocabulary moved into the data layer
-# (issue 8, section 1).  Nothing may be added here.
-PENDING_CEBAB: set[tuple[str, str]] = set()
+IMPORT_FUNCTIONS = {"import_module", "__import__"}  # importlib.import_module, import_module, __import__
+MODULE_PATH = re.compile(r"xaibench(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")
 
 
 def module_name(path: Path) -> str:
@@ -76,7 +86,58 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
             # from pkg import a, b: a name that is a submodule counts as that module, any other name as pkg
             targets = [f"{base}.{a.name}" if _is_module(f"{base}.{a.name}") else base for a in node.names]
             out += [(node.lineno, t) for t in dict.fromkeys(targets)]
-    return out
+        elif isinstance(node, ast.Call) and _call_name(node.func) in IMPORT_FUNCTIONS and node.args:
+            target = _module_of_prefix(_constant_prefix(node.args[0]))
+            if target:
+                out.append((node.lineno, target))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_PATH.fullmatch(node.value):
+            name = node.value.partition(":")[0]
+            if _is_module(name):
+                out.append((node.lineno, name))
+    return sorted(dict.fromkeys(out), key=lambda hit: hit[0])  # ast.walk is breadth-first: back to line order
+
+
+def _call_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _constant_prefix(node: ast.expr) -> tuple[str, bool] | None:
+    """``(text, complete)``: the constant start of a string expression, and whether that is all of it."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value, True
+    if isinstance(node, ast.JoinedStr):
+        text = ""
+        for part in node.values:
+            if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+                return text, False
+            text += part.value
+        return text, True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _constant_prefix(node.left)
+        if left is None or not left[1]:
+            return left
+        right = _constant_prefix(node.right)
+        if right is None:
+            return left[0], False
+        return left[0] + right[0], right[1]
+    return None
+
+
+def _module_of_prefix(prefix: tuple[str, bool] | None) -> str | None:
+    """The xaibench module a dotted name (or the constant start of one) is certain to lie in, or None."""
+    if prefix is None:
+        return None
+    text, complete = prefix
+    parts = text.split(":")[0].split(".")
+    if not complete and ":" not in text:
+        parts = parts[:-1]  # the last piece may go on ("xaibench.eval" + x): only the pieces before it are sure
+    if not parts or parts[0] != "xaibench":
+        return None
+    return ".".join(parts)
 
 
 def _is_module(name: str) -> bool:
@@ -106,16 +167,73 @@ def test_every_module_has_a_layer():
 
 
 def test_no_module_imports_a_layer_above_it():
-    bad = [v for v in violations() if (v[0], v[2]) not in PENDING_CEBAB]
+    bad = violations()
     assert not bad, "upward imports (importer:line -> imported):\n" + "\n".join(
         f"  {me}:{line} -> {target}  ({why})" for me, line, target, why in bad)
 
 
-def test_pending_cebab_allow_list_is_not_stale():
-    # an entry whose import is gone must leave the list, so the list can only shrink
-    current = {(v[0], v[2]) for v in violations()}
-    stale = sorted(PENDING_CEBAB - current)
-    assert not stale, f"PENDING_CEBAB lists imports that no longer exist; remove them: {stale}"
+def top_level(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def package_graph() -> dict[str, dict[str, tuple[str, int, str]]]:
+    """Top-level package -> {imported top-level package: one (importer, line, imported) that shows it}."""
+    graph: dict[str, dict[str, tuple[str, int, str]]] = {}
+    for path in all_modules():
+        me = module_name(path)
+        edges = graph.setdefault(top_level(me), {})
+        for line, target in imported_modules(path):
+            if top_level(target) != top_level(me):
+                edges.setdefault(top_level(target), (me, line, target))
+    return graph
+
+
+def import_cycles(graph: dict[str, dict]) -> list[list[str]]:
+    """Every strongly connected set of more than one package (Tarjan), each sorted; sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(cycles)
+
+
+def test_no_import_cycle_between_top_level_packages():
+    """Packages of one layer may import each other, but not in a circle (each must be importable and
+    testable before the ones that use it)."""
+    graph = package_graph()
+    cycles = import_cycles(graph)
+    lines = []
+    for comp in cycles:
+        for a in comp:
+            for b in comp:
+                if b in graph.get(a, {}):
+                    me, line, target = graph[a][b]
+                    lines.append(f"  {a} -> {b}  ({me}:{line} imports {target})")
+    assert not cycles, f"import cycles between top-level packages {cycles}:\n" + "\n".join(lines)
 
 
 def _write(tmp: Path, rel: str, text: str) -> Path:
@@ -142,6 +260,59 @@ def test_checker_sees_function_level_and_relative_imports(tmp_path, monkeypatch)
     assert bad == {("xaibench.models.foo", "xaibench.evaluation.cebab"),
                    ("xaibench.models.foo", "xaibench.evaluation.human_grounded"),
                    ("xaibench.models.foo", "xaibench.explainers.base")}
+
+
+def test_checker_sees_imports_by_name(tmp_path, monkeypatch):
+    """import_module / __import__ with a literal, an f-string or a concatenation (the layer of its
+    constant prefix), and module-path strings of a registry or a `python -m` command line."""
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path / "xaibench")
+    for rel in ("evaluation/__init__.py", "evaluation/cebab/__init__.py", "evaluation/cebab/claims.py",
+                "explainers/__init__.py", "explainers/base.py", "bench/__init__.py", "io.py"):
+        _write(tmp_path, rel, "")
+    p = _write(tmp_path, "models/foo.py",
+               "import importlib\nfrom importlib import import_module\n\n"
+               "def f(paper, name, x):\n"
+               "    importlib.import_module('xaibench.explainers.base')\n"           # 5: literal
+               "    __import__('xaibench.io')\n"                                      # 6: literal, own layer
+               "    import_module(f'xaibench.evaluation.{paper}.claims')\n"        # 7: f-string prefix
+               "    importlib.import_module('xaibench.' + 'evaluation.cebab')\n"    # 8: constant concat
+               "    importlib.import_module('xaibench.explainers.' + name)\n"       # 9: prefix concat
+               "    importlib.import_module('xaibench.eval' + name)\n"              # 10: partial piece
+               "    importlib.import_module(name)\n"                                # 11: unknown: skipped
+               "    importlib.import_module(f'{x}.y')\n"                            # 12: no prefix
+               "    importlib.import_module('numpy')\n"                             # 13: not ours
+               "    return ['python', '-m', 'xaibench.bench']\n"                    # 14: module path
+               "KINDS = {'a': 'xaibench.evaluation.cebab.claims:CLAIMS', 'b': 'xaibench.nothing.here',\n"
+               "         'c': 'see xaibench.io', 'd': 'xaibench.io'}\n")             # 15, 16
+    assert imported_modules(p) == [
+        (5, "xaibench.explainers.base"), (6, "xaibench.io"), (7, "xaibench.evaluation"),
+        (8, "xaibench.evaluation.cebab"), (9, "xaibench.explainers"), (10, "xaibench"),
+        (14, "xaibench.bench"), (15, "xaibench.evaluation.cebab.claims"), (16, "xaibench.io")]
+    bad = sorted((line, target) for me, line, target, _ in violations() if me == "xaibench.models.foo")
+    assert bad == [(5, "xaibench.explainers.base"), (7, "xaibench.evaluation"), (8, "xaibench.evaluation.cebab"),
+                   (9, "xaibench.explainers"), (14, "xaibench.bench"), (15, "xaibench.evaluation.cebab.claims")]
+    # the same calls in the top layer are fine
+    top = _write(tmp_path, "bench/run.py", "import importlib\n"
+                 "def f(paper):\n    return importlib.import_module(f'xaibench.evaluation.{paper}.claims')\n")
+    assert imported_modules(top) == [(3, "xaibench.evaluation")]
+    assert not [v for v in violations() if v[0] == "xaibench.bench.run"]
+
+
+def test_cycle_checker_on_a_toy_tree(tmp_path, monkeypatch):
+    """survey -> viz -> survey is a cycle within one layer (an import by name counts too); bench -> viz is not."""
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path / "xaibench")
+    _write(tmp_path, "survey/__init__.py", "from ..viz import plot\n")
+    _write(tmp_path, "viz.py", "import importlib\ndef plot():\n    importlib.import_module('xaibench.survey.app')\n")
+    _write(tmp_path, "survey/app.py", "")
+    _write(tmp_path, "bench/__init__.py", "from .. import viz\n")
+    _write(tmp_path, "io.py", "")
+    _write(tmp_path, "paths.py", "from . import io\n")
+    graph = package_graph()
+    assert graph["survey"]["viz"] == ("xaibench.survey", 1, "xaibench.viz")
+    assert graph["viz"]["survey"] == ("xaibench.viz", 3, "xaibench.survey.app")
+    assert import_cycles(graph) == [["survey", "viz"]]
+    _write(tmp_path, "viz.py", "")
+    assert import_cycles(package_graph()) == []
 
 
 def test_unknown_top_level_module_is_an_error():

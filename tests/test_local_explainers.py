@@ -13,10 +13,11 @@ from xaibench.explainers.local import (  # noqa: E402
     LimeWords, LRPNgrams, LRPWords, RandomNgrams, RandomWords, ShapPartition, counter_evidence, evidence,
     make_explainer)
 from xaibench.explainers.local._common import ngram_windows, ngrams_from_words  # noqa: E402
-from xaibench.explainers.local.bench import bench_attribution  # noqa: E402
-from xaibench.models.base import Classifier  # noqa: E402
+from xaibench.bench.attribution import bench_attribution  # noqa: E402
 from xaibench.models.cnn import CNNClassifier  # noqa: E402
 from xaibench.models.embeddings import Vocab, word_tokenize  # noqa: E402
+
+from tests.helpers.basic_models import KeywordClassifier  # noqa: E402
 
 POS = ["a great movie", "i loved it , wonderful", "good acting and a great plot", "really enjoyable film",
        "wonderful and good", "great fun", "a good film", "loved the acting"]
@@ -229,7 +230,7 @@ def test_lime_batches_perturbations(cnn):
 
 
 def test_lime_recovers_a_linear_keyword_model():
-    (a,) = LimeWords(num_samples=500).fit(KeywordModel()).explain(["the good old good film"], [1])
+    (a,) = LimeWords(num_samples=500).fit(KeywordClassifier(negator="not")).explain(["the good old good film"], [1])
     assert a.tokens == ["the", "good", "old", "good", "film"]
     assert a.scores[1] > 0.1 and a.scores[3] > 0.1 and np.abs(a.scores[[0, 2, 4]]).max() < 0.05
 
@@ -250,42 +251,11 @@ def test_gradient_methods_batched(cnn):
 # ----------------------------------------------------------------------------------------------
 # decision trees
 # ----------------------------------------------------------------------------------------------
-class KeywordModel(Classifier):
-    """Toy black box: p(positive) = 0.9 iff the text contains 'good' and not 'not'."""
-
-    kind = "keyword"
-
-    def __init__(self):
-        super().__init__(n_classes=2, cache=False)
-
-    def _fit(self, *a):  # pragma: no cover - not trained
-        return {}
-
-    def _predict_proba(self, texts):
-        p = np.array([0.9 if ("good" in word_tokenize(t) and "not" not in word_tokenize(t)) else 0.1 for t in texts])
-        return np.stack([1 - p, p], 1).astype(np.float32)
-
-    def _embed(self, texts):  # pragma: no cover
-        return self._predict_proba(texts)
-
-    def config(self):
-        return {}
-
-    def _save_weights(self, folder):  # pragma: no cover
-        pass
-
-    def _load_weights(self, folder):  # pragma: no cover
-        pass
-
-    def _weights_digest(self):
-        return "keyword"
-
-
 def test_decision_trees_mimic_a_keyword_model():
     rng = np.random.default_rng(0)
     vocab = ["the", "film", "was", "good", "not", "plot", "acting", "fine"]
     texts = [" ".join(rng.choice(vocab, size=rng.integers(2, 7))) for _ in range(200)]
-    model = KeywordModel()
+    model = KeywordClassifier(negator="not")
     dt = DecisionTreeExplainer(features="ngrams", ngram_range=(1, 2)).fit(model, texts)
     assert dt.mode_ == "ngrams" and dt.fidelity_ == 1.0
     assert dt.fidelity(["good film", "not good", "the plot", "good good acting"]) == 1.0
@@ -360,7 +330,7 @@ def test_bench_attribution(cnn):
     assert (df["status"] == "ok").all() and (df["seconds_per_explanation"] > 0).all()
     rows = dict(zip(df["explainer"], df["forward_rows_per_explanation"]))
     assert rows["random_words"] == 0 and rows["lime"] == 100 and rows["integrated_gradients"] == 54
-    skipped = bench_attribution(KeywordModel(), ["good film"], explainers=["lrp_words"])
+    skipped = bench_attribution(KeywordClassifier(negator="not"), ["good film"], explainers=["lrp_words"])
     assert skipped["status"].iloc[0].startswith("skipped")
     with pytest.raises(KeyError, match="unknown explainers"):
         bench_attribution(cnn, PROBE, explainers=["nope"])
@@ -380,7 +350,7 @@ def test_errors(cnn, tiny_transformer):
     with pytest.raises(TypeError, match="Grad-CAM-Text"):
         GradCAMText().fit(tiny_transformer)
     with pytest.raises(TypeError, match="TorchTextClassifier"):
-        IntegratedGradients().fit(KeywordModel())
+        IntegratedGradients().fit(KeywordClassifier(negator="not"))
     with pytest.raises(ValueError, match="training texts"):
         DecisionTreeExplainer().fit(cnn)
     with pytest.raises(KeyError, match="unknown local explainer"):
@@ -404,7 +374,7 @@ def test_lime_handles_texts_longer_than_the_cnn_window():
 
 
 # ----------------------------------------------------------------------------------------------
-# issue 8, section 4: per-model random draws, input validation, truncation
+# per-model random draws, input validation, truncation
 # ----------------------------------------------------------------------------------------------
 def test_random_baselines_differ_between_models(cnn, bias_free_cnn):
     """Human-grounded task 1 compares two models' evidence: the random baselines must not give

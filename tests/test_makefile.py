@@ -120,3 +120,20 @@ def test_readme_names_only_real_targets_and_two_setup_commands():
     assert setup, "README needs its set-up block"
     commands = [li.split("#")[0].strip() for li in setup.group(1).splitlines() if li.split("#")[0].strip()]
     assert commands == ["make all", "make test"]
+
+
+def test_help_lists_every_environment_variable_the_readme_names():
+    """A reader who meets XAIBENCH_THREADS (or any XAIBENCH_* / HF_HUB_OFFLINE variable) in the
+    README finds it in `make help`, with what it does and its current value."""
+    readme = (ROOT / "README.md").read_text()
+    named = sorted(set(re.findall(r"\b(XAIBENCH_[A-Z0-9_]*[A-Z0-9]|HF_HUB_OFFLINE)\b", readme)))
+    text = _make("help")
+    missing = [v for v in named if not re.search(rf"^  {v}\s+\S.* \[.*\]$", text, flags=re.M)]
+    assert not missing, f"README names {missing}, which `make help` does not list: add `#: NAME -- text` lines"
+
+
+def test_claims_target_runs_the_claims_cli():
+    assert re.search(r"^claims:.*## regenerate every paper's claims table from the committed tables, refresh the "
+                     r"claims cell of each committed report and the README status section$", MAKEFILE, flags=re.M)
+    lines = [li for li in _make("-n", "-B", "claims").splitlines() if "xaibench" in li]
+    assert lines and lines[-1].endswith("-m xaibench.reports claims")

@@ -1,4 +1,4 @@
-"""Model inputs (issue 8, section 4): one clear error for bad texts (lone surrogates, None), a
+"""Model inputs: one clear error for bad texts (lone surrogates, None), a
 stable cache key for any text, pinned torch threads, and how much of a text each model reads."""
 import numpy as np
 import pytest

@@ -1,7 +1,11 @@
-"""Papermill smoke run of every notebook in the quick profile (outputs go to reports/quick)."""
+"""Papermill smoke run of every notebook in the quick profile (outputs go to reports/quick), with
+checks on the executed report: each paper's evaluation notebook ends with its claims table, and a
+notebook that saves figures shows them."""
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.report_checks import CLAIMS_NOTEBOOKS, claims_cell_problems, code_cells, figures_required, png_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -24,8 +28,14 @@ def test_sources_are_stored_without_outputs():
                 assert not c.get("outputs"), f"{nb_path.name}: source notebooks are stored without outputs"
 
 
+def test_every_paper_has_its_evaluation_notebook():
+    stems = {p.name[:2] for p in NOTEBOOKS}
+    assert set(CLAIMS_NOTEBOOKS) <= stems, f"no evaluation notebook for {sorted(set(CLAIMS_NOTEBOOKS) - stems)}"
+
+
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_in_quick_profile(nb_path, tmp_path, monkeypatch):
+    import nbformat
     import papermill as pm
 
     monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
@@ -33,3 +43,11 @@ def test_notebook_runs_in_quick_profile(nb_path, tmp_path, monkeypatch):
     pm.execute_notebook(str(nb_path), str(out), parameters={"profile": "quick", "seeds": "42", **QUICK_PARAMS.get(nb_path.stem, {})},
                         cwd=str(ROOT / "notebooks"), kernel_name="python3", progress_bar=False)
     assert out.exists()
+    report = nbformat.read(out, as_version=4)
+    paper = CLAIMS_NOTEBOOKS.get(nb_path.name[:2])
+    if paper:
+        problems = claims_cell_problems(report, paper)
+        assert not problems, f"{nb_path.name}: claims cell: " + "; ".join(problems)
+    if any(figures_required(c.source) for c in code_cells(report)):
+        assert sum(png_outputs(c) for c in code_cells(report)) >= 1, \
+            f"{nb_path.name} saves figures but its executed report shows none (save_figure displays them)"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from xaibench import reports
-from xaibench.bench import CEBAB, HUMAN, bench_make_all
+from xaibench.bench.make_all import CEBAB, HUMAN, bench_make_all
 
 MACHINE = {"cpus": 2, "cpu_model": "AMD EPYC", "gpu": "none", "xaibench_device": "auto"}
 
@@ -97,12 +97,12 @@ def test_bench_make_all_without_reports_says_what_to_run(tmp_path):
 
 
 def test_bench_make_all_cli_writes_the_table(tmp_path, monkeypatch):
-    from xaibench import bench
+    from xaibench.bench.__main__ import main as bench_cli
 
     monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
     (tmp_path / "reports" / "full").mkdir(parents=True)
     _executed(tmp_path / "reports" / "full" / "03_classifier_performance.ipynb", 30.0)
-    bench.main(["make_all"])
+    bench_cli(["make_all"])
     out = (tmp_path / "figures" / "tables" / "bench_make_all.csv").read_text()
     assert out.splitlines()[0].startswith("paper,notebook,parameters,wall_seconds,wall_minutes,started,cpus")
     assert "03_classifier_performance" in out and "all papers" in out

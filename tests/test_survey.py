@@ -201,7 +201,7 @@ def test_cli(tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------------------------
-# issue 8, section 4: forged codes, answers from strangers, several studies, kappa of one item
+# forged codes, answers from strangers, several studies, kappa of one item
 # ----------------------------------------------------------------------------------------------
 def test_completion_code_needs_the_server_secret(tmp_path):
     import hashlib

@@ -5,8 +5,8 @@ saliency (channels reduced with absolute values, as the paper does for Gradient)
 
 * ``gradient``: |d logit_target / d x| summed over channels (Simonyan et al. 2013).
 * ``smoothgrad``: the same averaged over ``n_samples`` (paper: 50) noisy copies, noise sd
-  ``noise_level * (max - min)`` of the image (the paper's sd was lost in extraction; 0.15 follows
-  Smilkov et al.'s 10-20% range).
+  ``noise_level * (max - min)`` of the image (the paper's value of that fraction is not legible; 0.15
+  follows Smilkov et al.'s 10-20% range).
 * ``cam``: class activation map (Zhou et al. 2016) -- the authors' "GradCAM" is CAM: last conv
   maps weighted by the linear head's weights of the target class, upsampled bilinearly; |.|.
 * ``lime``: captum ``Lime`` over SLIC superpixels sized for the canvas (the paper used quickshift

@@ -3,7 +3,7 @@
 Epoch schedule.  CEBaB (App. C.1) trains for at least 5 epochs on the largest training set
 (train_inclusive, 11,728 texts) and scales epochs linearly by training-set size, i.e. about
 33 epochs on train_exclusive.  That is too slow on 2 CPU cores, so we keep the paper's rule but
-scale the whole budget by :data:`EPOCH_BUDGET_SCALE` (1/8): 4 epochs on train_exclusive, 1 on
+scale the whole epoch budget by :data:`EPOCH_BUDGET_SCALE` (1/8): 4 epochs on train_exclusive, 1 on
 train_inclusive, capped by the profile and cut short by early stopping on dev macro-F1.
 The ABSA model gets at least :data:`ABSA_MIN_EPOCHS` (3): the rule's single epoch left it at
 macro-F1 0.71 (paper 0.88), and Approx and S-Learner depend on its predicted aspect labels.

@@ -1,4 +1,5 @@
-"""Cost of each local explainer: seconds and model forward passes per explanation.
+"""``python -m xaibench.bench attribution``: cost of each local explainer -- seconds and model
+forward passes per explanation, on the CNN and MiniLM (:func:`bench_attribution_models`).
 
 ``bench_attribution(model, texts)`` explains ``texts`` with every applicable explainer and
 returns one row per explainer.  Forward passes are counted two ways:
@@ -23,7 +24,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from . import LOCAL_EXPLAINERS
+from ..device import load_average
+from ..explainers.local import LOCAL_EXPLAINERS
 
 
 def bench_attribution(model: Any, texts: Sequence[str], explainers: Sequence[str] | None = None,
@@ -85,3 +87,39 @@ def bench_attribution(model: Any, texts: Sequence[str], explainers: Sequence[str
         if handle is not None:
             handle.remove()
     return pd.DataFrame(rows)
+
+
+def bench_attribution_models(n_texts: int = 10) -> pd.DataFrame:
+    """Seconds and forward passes per explanation for every local explainer, on the CNN and MiniLM.
+
+    Adds the LIME target check: seconds per LIME explanation divided by the seconds of the same
+    number of plain (batched, uncached) forward passes (target <= 2).
+    """
+    from ..data.cebab import task_frame
+    from ..explainers.local import proba_uncached
+    from ..models.cebab_training import train_cebab
+    from ..models.cnn import CNNClassifier
+
+    test = task_frame("test", "5-way")
+    texts = test["text"].iloc[:n_texts].tolist()
+    tr = task_frame("train_exclusive", "5-way")
+    cnn = CNNClassifier(5, seed=42, cache=None, epochs=5).fit(tr["text"].tolist(), tr["label"].to_numpy())
+    minilm = train_cebab("minilm", "5-way", "exclusive", 42, profile="full").model
+    frames = []
+    for label, model in [("cnn (CEBaB 5-way)", cnn), ("minilm (CEBaB 5-way)", minilm)]:
+        df = bench_attribution(model, texts, fit_texts=tr["text"].tolist()[:500])
+        df.insert(0, "model", label)
+        # the same number of plain forward passes as one LIME explanation (1000 perturbations)
+        lime_rows = df.loc[df["explainer"] == "lime", "forward_rows_per_explanation"]
+        n_rows = int(lime_rows.iloc[0]) if len(lime_rows) and lime_rows.notna().iloc[0] else 1000
+        fake = [" ".join(t.split()[: max(1, len(t.split()) // 2)]) for t in texts]
+        pool = (fake * (n_rows // len(fake) + 1))[:n_rows]
+        t0 = time.time()
+        proba_uncached(model, pool)
+        plain = time.time() - t0
+        df["plain_forward_seconds_same_rows_as_lime"] = round(plain, 3)
+        lime_s = df.loc[df["explainer"] == "lime", "seconds_per_explanation"]
+        df["lime_over_plain_forward (target <= 2)"] = round(float(lime_s.iloc[0]) / plain, 2) if len(lime_s) else None
+        df["load_avg_1min"] = load_average()  # other work on the machine during the run
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)

@@ -5,7 +5,8 @@ Text: the attention BiLSTM on the article dataset (trained with the stop rule of
 attention and every project explainer on ``n_explain`` test reviews, and both rationale models for
 ``rationale_epochs`` epochs.  Images: one learnable-protocol ResNet run (watermark, r = 0.5) with
 every saliency method on the explained test images.  Each row carries the machine, the torch
-thread count and the 1-minute load average at the time it was measured (the machine is shared).
+thread count and the 1-minute load average at the time it was measured (other work on the machine
+slows it down).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pandas as pd
 def _context() -> dict:
     import torch
 
-    from ...device import load_average, machine_info
+    from ..device import load_average, machine_info
 
     info = machine_info()
     return {"cpus": info["cpus"], "cpu_model": info["cpu_model"], "torch_threads": torch.get_num_threads(),
@@ -25,12 +26,12 @@ def _context() -> dict:
 
 
 def bench_text(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "full") -> list[dict]:
-    from ...data.loaders import load
-    from ...explainers.local import make_explainer
-    from ...models.attention_bilstm import AttentionBiLSTMClassifier
-    from ...models.rationale import RationaleModel
-    from . import text_eval as te
-    from .text_runner import TextConfig, article_dataset
+    from ..data.loaders import load
+    from ..explainers.local import make_explainer
+    from ..models.attention_bilstm import AttentionBiLSTMClassifier
+    from ..models.rationale import RationaleModel
+    from ..evaluation.attribution_gt import text_eval as te
+    from ..evaluation.attribution_gt.text_runner import TextConfig, article_dataset
 
     cfg = TextConfig.for_profile(profile)
     n_explain = min(n_explain, cfg.n_test)
@@ -68,9 +69,9 @@ def bench_text(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "f
 
 
 def bench_images(profile: str = "full") -> list[dict]:
-    from ...data.birds import SIMILAR_PAIRS, load_classes
-    from . import image_runner as ir
-    from . import manipulations as mp
+    from ..data.birds import SIMILAR_PAIRS, load_classes
+    from ..evaluation.attribution_gt import image_runner as ir
+    from ..evaluation.attribution_gt import manipulations as mp
 
     cfg = ir.ImageConfig.for_profile(profile)
     pair = SIMILAR_PAIRS[0]

@@ -1,0 +1,78 @@
+"""``python -m xaibench.bench <name>``: run one benchmark and write ``figures/tables/bench_<name>.csv``
+(and its Markdown rendering).  ``make bench`` runs them all but ``make_all``, which ``make all``
+runs at its end.  Each benchmark lives in its own module of :mod:`xaibench.bench`."""
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+import pandas as pd
+
+from .common import write_bench_table
+
+
+def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
+    """Import the benchmark's module only when it runs (several need torch and trained models)."""
+    if name == "training":
+        from .training import bench_training
+        return bench_training(args.models, args.tasks)
+    if name == "cebab":
+        from .cebab import bench_cebab
+        return bench_cebab()
+    if name == "attribution":
+        from .attribution import bench_attribution_models
+        return bench_attribution_models()
+    if name == "faithfulness":
+        from .faithfulness import bench_faithfulness
+        return bench_faithfulness()
+    if name == "attribution_gt":
+        from .attribution_gt import bench_attribution_gt
+        return bench_attribution_gt()
+    if name == "editors":
+        from .editors import bench_editors
+        return bench_editors()
+    if name == "make_all":
+        from .make_all import bench_make_all
+        return bench_make_all(args.reports)
+    raise KeyError(name)
+
+
+# benchmark -> help line; each writes figures/tables/bench_<name>.csv
+BENCHMARKS: dict[str, str] = {
+    "training": "one fine-tuning run per model and task",
+    "cebab": "8 concept explainers on one trained 5-way MiniLM, cold cache",
+    "attribution": "every local explainer on the CNN and MiniLM",
+    "faithfulness": "Ge et al.: seconds per explanation and per counterfactual search",
+    "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
+    "editors": "seconds and predictor calls per edit step of each counterfactual editor",
+    "make_all": "wall time of every executed notebook of the last full run",
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m xaibench.bench")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    subs = {name: sub.add_parser(name, help=text) for name, text in BENCHMARKS.items()}
+    subs["training"].add_argument("--models", nargs="+", default=["minilm", "lstm"])
+    subs["training"].add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
+    subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
+    one = sub.add_parser("_train_one")  # the child process of `training`
+    one.add_argument("model")
+    one.add_argument("task")
+    one.add_argument("out")
+    return ap
+
+
+def main(argv: list[str] | None = None, run: Callable[[str, argparse.Namespace], pd.DataFrame] = _run) -> None:
+    args = parser().parse_args(argv)
+    if args.cmd == "_train_one":
+        from .training import train_one
+
+        train_one(args.model, args.task, args.out)
+        return
+    dest = write_bench_table(run(args.cmd, args), f"bench_{args.cmd}.csv")
+    print(f"wrote {dest} and {dest.with_suffix('.md').name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+"""What every benchmark shares: the machine columns of a row and the writer of a bench table."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from .. import paths
+from ..io import write_csv, write_text
+
+# the machine columns (xaibench.device.machine_info) a timing row carries
+MACHINE_KEYS = ("cpus", "cpu_model", "gpu", "xaibench_device")
+
+
+def write_bench_table(df: pd.DataFrame, name: str, out_dir: str | os.PathLike | None = None) -> Path:
+    """Write ``figures/tables/<name>`` (CSV) and a Markdown rendering beside it, both atomically.
+    Bench tables are measurements, not paper comparisons, so they have no ``ours``/``paper`` columns."""
+    dest = Path(out_dir or paths.tables_dir()) / name
+    write_csv(dest, df)
+    title = f"# {dest.stem}\n\nWritten by `python -m xaibench.bench {dest.stem.removeprefix('bench_')}`.\n\n"
+    write_text(dest.with_suffix(".md"), title + df.to_markdown(index=False) + "\n")
+    return dest

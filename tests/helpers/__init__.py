@@ -1,0 +1,3 @@
+"""Code shared by several test files: tiny fixed-weight models and predictors whose outputs are
+known by construction (:mod:`.basic_models`, :mod:`.torch_models`) and a toy sentiment world for
+the counterfactual editors (:mod:`.toy_text`)."""

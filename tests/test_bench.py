@@ -1,0 +1,76 @@
+"""The benchmark entry point: one package (xaibench.bench), one CLI (`python -m xaibench.bench <name>`),
+one module per benchmark; `make bench` runs every benchmark but make_all (run by `make all`)."""
+import importlib
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from xaibench.bench.__main__ import BENCHMARKS, main, parser
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "xaibench" / "bench"
+
+
+def test_every_benchmark_has_its_module_and_function():
+    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "common"}
+    assert modules == set(BENCHMARKS), "one module per benchmark, named as its CLI command"
+    for name in BENCHMARKS:
+        mod = importlib.import_module(f"xaibench.bench.{name}")
+        assert callable(getattr(mod, f"bench_{name}")), f"xaibench.bench.{name} has no bench_{name}()"
+
+
+def test_no_bench_module_is_left_outside_the_package():
+    strays = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src" / "xaibench").rglob("bench*.py")
+                    if PACKAGE not in p.parents)
+    assert not strays, f"benchmark modules outside xaibench.bench: {strays}"
+
+
+def test_cli_parses_every_benchmark_and_its_options():
+    for name in BENCHMARKS:
+        assert parser().parse_args([name]).cmd == name
+    a = parser().parse_args(["training", "--models", "lstm", "--tasks", "5-way", "binary"])
+    assert (a.models, a.tasks) == (["lstm"], ["5-way", "binary"])
+    assert parser().parse_args(["training"]).models == ["minilm", "lstm"]
+    assert parser().parse_args(["make_all", "--reports", "x"]).reports == "x"
+    assert parser().parse_args(["_train_one", "minilm", "5-way", "out.json"]).out == "out.json"
+    with pytest.raises(SystemExit):
+        parser().parse_args(["nonsense"])
+    with pytest.raises(SystemExit):
+        parser().parse_args([])
+
+
+def test_cli_writes_bench_name_csv_and_markdown(tmp_path, monkeypatch):
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    seen = []
+
+    def fake_run(name, args):
+        seen.append((name, args.models))
+        return pd.DataFrame({"model": ["m"], "seconds": [1.5]})
+
+    main(["training", "--models", "m"], run=fake_run)
+    assert seen == [("training", ["m"])]
+    out = tmp_path / "figures" / "tables"
+    assert pd.read_csv(out / "bench_training.csv").to_dict("list") == {"model": ["m"], "seconds": [1.5]}
+    assert (out / "bench_training.md").read_text().startswith(
+        "# bench_training\n\nWritten by `python -m xaibench.bench training`.")
+
+
+def test_python_dash_m_runs_the_package():
+    out = subprocess.run([sys.executable, "-m", "xaibench.bench", "--help"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    for name in BENCHMARKS:
+        assert name in out.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_make_bench_runs_every_benchmark_but_make_all():
+    text = subprocess.run(["make", "--no-print-directory", "-n", "-B", "bench"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120).stdout
+    ran = re.findall(r"-m xaibench\.bench (\w+)", text)
+    assert sorted(ran) == sorted(set(BENCHMARKS) - {"make_all"}), ran
