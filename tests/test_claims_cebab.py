@@ -122,3 +122,13 @@ def test_every_claim_evaluates_on_the_committed_tables():
     assert t["reason"].map(lambda r: bool(r) and "\n" not in r).all()
     assert (t["verdict"] != "not comparable").all(), t[t["verdict"] == "not comparable"]
     assert not np.any(t["ours"] == "")
+
+
+def test_tables_without_the_needed_cells_are_not_comparable(tmp_path):
+    # e.g. a run over other models: the tables exist but hold no row a claim reads
+    root = paths.project_root() / "figures" / "tables"
+    for name in ("cebab_icace_error", "cebab_cace", "cebab_dataset_stats", "cebab_model_performance", "cebab_kendall_tau"):
+        cols = pd.read_csv(root / f"{name}.csv", nrows=0).columns if (root / f"{name}.csv").is_file() else ["x"]
+        pd.DataFrame(columns=cols).to_csv(tmp_path / f"{name}.csv", index=False)
+    t = claims_table("cebab", Tables(tmp_path))
+    assert (t["verdict"] == "not comparable").all() and t["reason"].str.startswith(("our tables hold no", "no result")).all()

@@ -11,6 +11,9 @@ method *ties* it when the gap is at most the sum of the two seed stds (the paper
 """
 from __future__ import annotations
 
+import functools
+from typing import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -22,6 +25,27 @@ ICACE = "cebab_icace_error"
 BERT = "bert-base-uncased"
 #: the methods that get the direction of the edit (Table 2): Approx, CONEXP, S-Learner
 DIRECTION_AWARE = ("approx", "conexp", "s-learner")
+
+
+class _NoCells(ValueError):
+    """A table exists but holds none of the cells a claim needs (e.g. a run over other models)."""
+
+
+def _guard(check: Callable[[Tables], Outcome]) -> Callable[[Tables], Outcome]:
+    """``check``, with "no cells to check" turned into ``not comparable`` naming what is missing."""
+    @functools.wraps(check)
+    def run(tables: Tables) -> Outcome:
+        try:
+            return check(tables)
+        except _NoCells as err:
+            return Outcome(None, "not comparable", f"our tables hold no {err}")
+    return run
+
+
+def _need(df: pd.DataFrame, what: str) -> pd.DataFrame:
+    if df.empty:
+        raise _NoCells(what)
+    return df
 
 
 # ---------------------------------------------------------------- helpers on cebab_icace_error
@@ -65,7 +89,7 @@ def _share_claim(cells: list[tuple[str, bool]], what: str) -> Outcome:
     """Verdict by the share of cells where the claim holds (all: reproduced, some: partly, none: not
     reproduced); the reason counts them and names the first failing cells."""
     if not cells:
-        raise ValueError(f"no {what} to check")
+        raise _NoCells(what)
     ok = sum(holds for _, holds in cells)
     verdict = by_share(ok / len(cells), what).verdict
     bad = [c for c, holds in cells if not holds]
@@ -77,7 +101,7 @@ def _share_claim(cells: list[tuple[str, bool]], what: str) -> Outcome:
 def _dataset_counts(tables: Tables) -> Outcome:
     d = tables("cebab_dataset_stats")
     d = d[d["table"].isin(["Table 3a", "Table 3b", "Table 5a", "Table 5b", "Table 5c"]) & (d["metric"] == "count")]
-    d = d.dropna(subset=["ours", "paper"])
+    d = _need(d.dropna(subset=["ours", "paper"]), "Table 3a/3b/5 counts")
     rel = (d["ours"] - d["paper"]).abs() / d["paper"].abs().clip(lower=1.0)
     n_ok, n = int((rel <= 0.005).sum()), len(d)
     worst = d.loc[rel.idxmax()]
@@ -89,7 +113,7 @@ def _dataset_counts(tables: Tables) -> Outcome:
 
 def _review_majority(tables: Tables) -> Outcome:
     d = tables("cebab_dataset_stats")
-    d = d[(d["table"] == "Table 3b") & (d["metric"] == "count")]
+    d = _need(d[(d["table"] == "Table 3b") & (d["metric"] == "count")], "Table 3b counts")
     total = d["ours"].sum()
     nomaj = d.loc[d["label"] == "no_majority", "ours"].sum()
     ours = 1.0 - nomaj / total
@@ -101,7 +125,7 @@ def _review_majority(tables: Tables) -> Outcome:
 
 def _ate(tables: Tables) -> Outcome:
     d = tables("cebab_dataset_stats")
-    d = d[(d["table"] == "Table 3d") & (d["metric"] == "ate")].dropna(subset=["ours", "paper"])
+    d = _need(d[(d["table"] == "Table 3d") & (d["metric"] == "ate")].dropna(subset=["ours", "paper"]), "Table 3d ATE")
     same_sign = np.sign(d["ours"]) == np.sign(d["paper"])
     mad = float((d["ours"] - d["paper"]).abs().mean())
     if same_sign.all() and mad <= 0.1:
@@ -123,9 +147,10 @@ def _cace_aligned(tables: Tables) -> Outcome:
     ate = d[(d["table"] == "Table 3d") & (d["metric"] == "ate")][["aspect", "direction", "ours", "paper"]]
     models = [m for m in dict.fromkeys(c["model"]) if (c.loc[c["model"] == m, "paper_model"] == BERT).all()]
     if not models:
-        return Outcome(None, "not comparable", "cebab_cace has no model compared with BERT")
+        raise _NoCells("Table 4 row of a model compared with BERT")
     j = c[c["model"] == models[0]].merge(ate.rename(columns={"ours": "ate", "paper": "paper_ate"}),
-                                         on=["aspect", "direction"])
+                                         on=["aspect", "direction"]).dropna(subset=["ours", "ate"])
+    _need(j, "Table 4 cell with an empirical ATE beside it")
     same = np.sign(j["ours"]) == np.sign(j["ate"])
     rho = float(spearmanr(j["ours"], j["ate"]).statistic)
     paper_rho = float(spearmanr(j["paper"], j["paper_ate"]).statistic)
@@ -136,7 +161,7 @@ def _cace_aligned(tables: Tables) -> Outcome:
 
 # ---------------------------------------------------------------- Table 8 (notebook 03)
 def _f1_levels(tables: Tables) -> Outcome:
-    t = tables("cebab_model_performance").dropna(subset=["ours", "paper"])
+    t = _need(tables("cebab_model_performance").dropna(subset=["ours", "paper"]), "Table 8 cells")
     diff = t["ours"] - t["paper"]
     ok = diff.abs() <= 0.05
     out = by_share(float(ok.mean()), "cell")
@@ -222,9 +247,7 @@ def _sota_methods(tables: Tables) -> Outcome:
 
 
 def _ranking(tables: Tables) -> Outcome:
-    k = tables("cebab_kendall_tau").dropna(subset=["ours", "p_value"])
-    if k.empty:
-        return Outcome(None, "not comparable", "cebab_kendall_tau has no setting with a Kendall tau")
+    k = _need(tables("cebab_kendall_tau").dropna(subset=["ours", "p_value"]), "setting with a Kendall tau")
     sig = (k["ours"] > 0) & (k["p_value"] < 0.05)
     out = by_share(float(sig.mean()), "setting")
     return Outcome(float(k["ours"].mean()), out.verdict,
@@ -234,35 +257,35 @@ def _ranking(tables: Tables) -> Outcome:
 
 CLAIMS: list[Claim] = [
     Claim("dataset-counts", "CEBaB's aspect labels, review ratings and restaurant metadata have the printed counts",
-          "§5 Table 3a-b, App. B Table 5", "as printed", _dataset_counts),
+          "§5 Table 3a-b, App. B Table 5", "as printed", _guard(_dataset_counts)),
     Claim("review-majority-88pct", "88% of the texts have a review-level majority rating",
-          "§5, Table 3b", 0.88, _review_majority),
+          "§5, Table 3b", 0.88, _guard(_review_majority)),
     Claim("edit-ate-table3d", "Aspect edits move the overall rating systematically: the empirical ATE of Table 3d",
-          "§5 Table 3d", "12 printed ATEs", _ate),
+          "§5 Table 3d", "12 printed ATEs", _guard(_ate)),
     Claim("cace-aligned-with-ate", "The 5-way model's CaCE is intuitive and well aligned with the empirical ATE",
-          "§6 Table 4 vs Table 3d", "same signs", _cace_aligned),
+          "§6 Table 4 vs Table 3d", "same signs", _guard(_cace_aligned)),
     Claim("f1-table8-levels", "Standard classifiers reach the printed macro-F1 on every task (exclusive/inclusive)",
-          "App. C.3 Table 8", "Table 8", _f1_levels),
+          "App. C.3 Table 8", "Table 8", _guard(_f1_levels)),
     Claim("f1-binary-ternary-5way", "Macro-F1 falls from binary to ternary to 5-way for every model and condition",
-          "App. C.3 Table 8", "every row", _f1_order),
+          "App. C.3 Table 8", "every row", _guard(_f1_order)),
     Claim("approx-best-fig2", "Approx is the best method at capturing both direction (cosine) and magnitude (NormDiff)",
-          "§6 Figure 2 (5-way BERT)", "best on both", _approx_best_fig2),
+          "§6 Figure 2 (5-way BERT)", "best on both", _guard(_approx_best_fig2)),
     Claim("approx-slearner-beat-others", "Approx and S-Learner outperform CONEXP, TCAV, ConceptSHAP and CausaLM",
-          "§6 Figure 2 (5-way BERT)", "24/24 pairs", _approx_slearner_beat),
+          "§6 Figure 2 (5-way BERT)", "24/24 pairs", _guard(_approx_slearner_beat)),
     Claim("inlp-ties-best-cosine", "INLP ties with the best method on cosine despite seeing no direction or labels",
-          "§6 Figure 2 (5-way BERT)", "tie (0.59 vs 0.61)", _inlp_ties_cosine),
+          "§6 Figure 2 (5-way BERT)", "tie (0.59 vs 0.61)", _guard(_inlp_ties_cosine)),
     Claim("direction-aware-win-cosine", "Methods given the edit's direction (Approx, CONEXP, S-Learner) win on cosine",
-          "App. D Figure 10", "every model", _direction_aware_cosine),
+          "App. D Figure 10", "every model", _guard(_direction_aware_cosine)),
     Claim("tcav-cshap-not-above-random", "TCAV and ConceptSHAP are no better than Random on cosine in any setting",
-          "App. D Figure 10", "every setting", _tcav_cshap_random),
+          "App. D Figure 10", "every setting", _guard(_tcav_cshap_random)),
     Claim("approx-wins-normdiff", "Approx wins on NormDiff across the board; S-Learner matches it only a few times",
-          "App. D Figure 11", "across the board", _approx_wins_normdiff),
+          "App. D Figure 11", "across the board", _guard(_approx_wins_normdiff)),
     Claim("slearner-best-l2-5way", "S-Learner is consistently the best on L2 in the 5-way setting",
-          "App. D Figure 12", "every model", _slearner_best_l2),
+          "App. D Figure 12", "every model", _guard(_slearner_best_l2)),
     Claim("sota-only-approx-inlp-slearn", "Only Approx, INLP and S-Learner are best (or tied) on any metric",
-          "§7 Conclusion (Figure 2, 5-way BERT)", "Approx, INLP, S-Learner", _sota_methods),
+          "§7 Conclusion (Figure 2, 5-way BERT)", "Approx, INLP, S-Learner", _guard(_sota_methods)),
     Claim("ranking-matches-table10", "The order of the eight explainers per task, model and distance (Table 10)",
-          "App. D Table 10", "its own order (tau = 1)", _ranking),
+          "App. D Table 10", "its own order (tau = 1)", _guard(_ranking)),
 ]
 
 __all__ = ["PAPER", "CLAIMS"]

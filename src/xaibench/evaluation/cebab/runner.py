@@ -1,6 +1,6 @@
 """Running the CEBaB protocol: every concept explainer x (model, task, seed), resumable.
 
-Conventions (issue 9; :data:`CONVENTION`), as in the paper and the authors' released pipeline:
+Conventions (:data:`CONVENTION`), as in the paper and the authors' released pipeline:
 
 * each task is scored on *its own* test pairs -- those whose two texts both have a class in the
   task (:func:`xaibench.data.cebab.task_pairs`; binary loses every pair with a 3-star side, App. C.3);
