@@ -120,6 +120,7 @@ def test_every_claim_evaluates_on_the_committed_tables():
     t = claims_table("cebab", Tables(root))
     assert len(t) == len(claims) and t["verdict"].isin(VERDICTS).all()
     assert t["reason"].map(lambda r: bool(r) and "\n" not in r).all()
+    assert not t.astype(str).apply(lambda col: col.str.contains("|", regex=False)).any().any()  # Markdown cells
     assert (t["verdict"] != "not comparable").all(), t[t["verdict"] == "not comparable"]
     assert not np.any(t["ours"] == "")
 

@@ -120,7 +120,7 @@ def _review_majority(tables: Tables) -> Outcome:
     ok = within(ours, 0.88, 0.005)  # the paper prints the share to two decimals
     return Outcome(ours, "reproduced" if ok else "not reproduced",
                    f"ours {ours:.3f} vs paper 0.88 (share of texts with a review-level majority, Table 3b): "
-                   f"|diff| {'<=' if ok else '>'} 0.005 (rounding of a two-decimal share)")
+                   f"difference {'<=' if ok else '>'} 0.005 (rounding of a two-decimal share)")
 
 
 def _ate(tables: Tables) -> Outcome:
@@ -129,12 +129,12 @@ def _ate(tables: Tables) -> Outcome:
     same_sign = np.sign(d["ours"]) == np.sign(d["paper"])
     mad = float((d["ours"] - d["paper"]).abs().mean())
     if same_sign.all() and mad <= 0.1:
-        verdict, rule = "reproduced", "every sign agrees and mean |diff| <= 0.1 stars"
+        verdict, rule = "reproduced", "every sign agrees and mean abs. difference <= 0.1 stars"
     elif same_sign.all():
-        verdict, rule = "partly", "every sign agrees, but mean |diff| > 0.1 stars"
+        verdict, rule = "partly", "every sign agrees, but mean abs. difference > 0.1 stars"
     else:
         verdict, rule = "not reproduced", f"{int((~same_sign).sum())} of {len(d)} signs differ"
-    return Outcome(mad, verdict, f"{int(same_sign.sum())}/{len(d)} signs as printed, mean |ours - paper| "
+    return Outcome(mad, verdict, f"{int(same_sign.sum())}/{len(d)} signs as printed, mean abs. difference "
                                  f"{mad:.2f} stars: {rule}")
 
 
