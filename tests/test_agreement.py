@@ -60,3 +60,25 @@ def test_groups_small_constant_and_missing():
     assert list(rank_agreement(t, ["task"], item="explainer").columns[:2]) == ["task", "n_explainers"]
     with pytest.raises(KeyError, match="paper"):
         rank_agreement(t.drop(columns="paper"), ["task"])
+
+
+def test_best_position_is_the_one_best_rule():
+    from xaibench.evaluation.agreement import best_position
+
+    assert best_position([0.3, np.nan, 0.1, 0.2]) == 2
+    assert best_position([0.3, np.nan, 0.1, 0.2], lower_is_better=False) == 0
+    assert best_position([0.2, 0.1, 0.1]) == 1  # the first on a tie
+    assert best_position([np.nan, np.nan]) is None and best_position([]) is None
+
+
+def test_cebab_kendall_agreement_is_rank_agreement():
+    from xaibench.evaluation.cebab import runner
+
+    t = pd.DataFrame({"task": "5-way", "model": "minilm", "metric": ["l2"] * 4 + ["cosine"] * 2,
+                      "explainer": ["a", "b", "c", "d", "a", "b"], "ours": [1, 2, 4, 3, 0.5, 0.6],
+                      "paper": [1, 3, 2, 4.0, 0.7, 0.6], "lower_is_better": True})
+    k = runner.kendall_agreement(t)
+    r = rank_agreement(t, ["task", "model", "metric"], item="explainer", lower_is_better="lower_is_better")
+    assert list(k["metric"]) == ["l2"]  # the two-explainer setting is left out
+    assert k["kendall_tau"].iloc[0] == pytest.approx(r.set_index("metric").loc["l2", "kendall"])
+    assert k["best_ours"].iloc[0] == "a" and k["p_value"].iloc[0] == r.set_index("metric").loc["l2", "kendall_p"]

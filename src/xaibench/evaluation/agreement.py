@@ -4,7 +4,7 @@ Per group of rows (e.g. task x dataset x subset, or task x model x metric), the 
 explainers) are ranked by ``ours`` and by ``paper``; we report Spearman's rho and Kendall's tau
 (tau-b, scipy's default, which handles ties) with their p-values, and the best item by each
 ranking.  "Best" follows the metric's direction: the smallest value when ``lower_is_better``,
-else the largest.
+else the largest (:func:`best_position`, the one rule a starred bar or a "best method" column uses).
 """
 from __future__ import annotations
 
@@ -25,6 +25,16 @@ def _direction(g: pd.DataFrame, lower_is_better: bool | str, where: str) -> bool
                              f"{sorted(vals.tolist())}); group by the metric as well")
         return bool(vals[0])
     return bool(lower_is_better)
+
+
+def best_position(values: Sequence[float], lower_is_better: bool = True) -> int | None:
+    """Position of the best finite value -- the lowest when ``lower_is_better``, else the highest
+    (the first on a tie); ``None`` when no value is finite."""
+    v = np.asarray(values, dtype=float)
+    if not np.isfinite(v).any():
+        return None
+    v = np.where(np.isfinite(v), v, np.nan)
+    return int(np.nanargmin(v) if lower_is_better else np.nanargmax(v))
 
 
 def rank_agreement(table: pd.DataFrame, by: Sequence[str], item: str = "method", ours: str = "ours",
@@ -60,11 +70,11 @@ def rank_agreement(table: pd.DataFrame, by: Sequence[str], item: str = "method",
             row.update(spearman=np.nan, spearman_p=np.nan, kendall=np.nan, kendall_p=np.nan)
         if item in g.columns:
             low = _direction(g, lower_is_better, str(key))
-            pick = (lambda s: s.idxmin()) if low else (lambda s: s.idxmax())
-            row["best_ours"], row["best_paper"] = g.loc[pick(g[ours]), item], g.loc[pick(g[paper]), item]
+            row["best_ours"] = g[item].iloc[best_position(g[ours].to_numpy(), low)]
+            row["best_paper"] = g[item].iloc[best_position(g[paper].to_numpy(), low)]
             row["same_best"] = bool(row["best_ours"] == row["best_paper"])
         rows.append(row)
     return pd.DataFrame(rows, columns=cols)
 
 
-__all__ = ["rank_agreement"]
+__all__ = ["best_position", "rank_agreement"]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ...plotting import grouped_bars
 from ...tables import aggregate_seeds
+from ..agreement import best_position
 from . import metrics as cb
 from .runner import seeds_label
 
@@ -42,12 +43,9 @@ def per_aspect_table(per_pair: pd.DataFrame) -> pd.DataFrame:
 
 
 def best_index(values: Sequence[float], lower_is_better: bool = True) -> int | None:
-    """Position of the best finite value (the starred method) -- the lowest when the metric is
-    ``lower_is_better``, else the highest; ``None`` when there is none."""
-    v = np.asarray(values, dtype=float)
-    if not np.isfinite(v).any():
-        return None
-    return int(np.nanargmin(v) if lower_is_better else np.nanargmax(v))
+    """Position of the best finite value (the starred method): the project's one "best" rule,
+    :func:`xaibench.evaluation.agreement.best_position`; ``None`` when there is none."""
+    return best_position(values, lower_is_better)
 
 
 def _seeds(n_seeds) -> str:

@@ -1,6 +1,6 @@
 """Running the CEBaB protocol: every concept explainer x (model, task, seed), resumable.
 
-Conventions (issue 9; :data:`CONVENTION`), as in the paper and the authors' released pipeline:
+Conventions (:data:`CONVENTION`), as in the paper and the authors' released pipeline:
 
 * each task is scored on *its own* test pairs -- those whose two texts both have a class in the
   task (:func:`xaibench.data.cebab.task_pairs`; binary loses every pair with a 3-star side, App. C.3);
@@ -32,8 +32,9 @@ from ... import paths
 from ...config import Profile, get_profile
 from ...data.cebab import PAPER_MODEL, edit_pairs, fit_frame, task_pairs
 from ...io import write_parquet
-from ...tables import aggregate_seeds, paper_values
+from ...tables import aggregate_seeds, join_paper
 from ...progress import progress
+from ..agreement import best_position, rank_agreement
 from . import metrics as cb
 
 EXPLAINERS = ("random", "approx", "conexp", "s-learner", "tcav", "conceptshap", "causalm", "inlp")
@@ -253,10 +254,8 @@ def icace_error_table(per_pair: pd.DataFrame, rounding: int | None | str = "stor
     agg["table"] = agg["task"].map(TASK_TABLE)
     agg["paper_model"] = agg["model"].map(PAPER_MODEL)
     agg["lower_is_better"] = agg["metric"].map(lambda m: cb.METRICS[m].lower_is_better)
-    pv = paper_values("cebab", paper_table=list(TASK_TABLE.values()))
-    pv = pv.rename(columns={"model": "paper_model", "method": "explainer", "value": "paper", "std": "paper_std"})
-    out = agg.merge(pv[["paper_model", "task", "explainer", "metric", "paper", "paper_std"]],
-                    on=["paper_model", "task", "explainer", "metric"], how="left")
+    out = join_paper(agg, "cebab", {"paper_model": "model", "task": "task", "explainer": "method", "metric": "metric"},
+                     std="std", paper_table=list(TASK_TABLE.values()))
     order = {e: i for i, e in enumerate(EXPLAINERS)}
     out = out.sort_values(["table", "model", "metric", "explainer"],
                           key=lambda s: s.map(order) if s.name == "explainer" else s)
@@ -277,8 +276,7 @@ def cace_paper_table(models_by_seed: dict[int, Any], pairs: pd.DataFrame, model_
     agg["n_pairs"] = [n_pairs.get((a, d)) for a, d in zip(agg["aspect"], agg["direction"])]
     # Table 4 prints bert-base-uncased only: every model is compared with it
     agg["model"], agg["paper_model"] = model_name, "bert-base-uncased"
-    pv = paper_values("cebab", paper_table="Table 4").rename(columns={"value": "paper", "std": "paper_std"})
-    out = agg.merge(pv[["aspect", "direction", "paper", "paper_std"]], on=["aspect", "direction"], how="left")
+    out = join_paper(agg, "cebab", ["aspect", "direction"], std="std", paper_table="Table 4")
     return out[["model", "paper_model", "aspect", "direction", "ours", "ours_std", "paper", "paper_std", "n_seeds",
                 "n_pairs"]]
 
@@ -311,27 +309,32 @@ def cace_tables(models: Sequence[str], seeds: Sequence[int], profile: str | Prof
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
+def _with_direction(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a ``lower_is_better`` column (from :data:`metrics.METRICS` when it has none)."""
+    if "lower_is_better" in table.columns:
+        return table
+    return table.assign(lower_is_better=table["metric"].map(lambda m: cb.METRICS[m].lower_is_better))
+
+
 def best_method(group: pd.DataFrame, column: str) -> str:
-    """The explainer with the best ``column`` value, following the metric's ``lower_is_better``."""
-    lower = bool(group["lower_is_better"].iloc[0]) if "lower_is_better" in group.columns else \
-        cb.METRICS[group["metric"].iloc[0]].lower_is_better
-    idx = group[column].idxmin() if lower else group[column].idxmax()
-    return group.loc[idx, "explainer"]
+    """The explainer with the best ``column`` value, following the metric's ``lower_is_better``
+    (:func:`xaibench.evaluation.agreement.best_position`)."""
+    g = _with_direction(group)
+    return g["explainer"].iloc[best_position(g[column].to_numpy(), bool(g["lower_is_better"].iloc[0]))]
 
 
 def kendall_agreement(table: pd.DataFrame) -> pd.DataFrame:
-    """Kendall tau between our and the paper's ranking of explainers per (task, model, metric)."""
-    from scipy.stats import kendalltau
-
-    rows = []
-    for (task, model, metric), g in table.dropna(subset=["ours", "paper"]).groupby(["task", "model", "metric"]):
-        if len(g) < 3:
-            continue
-        tau, p = kendalltau(g["ours"], g["paper"])
-        rows.append({"task": task, "model": model, "metric": metric, "kendall_tau": tau, "p_value": p,
-                     "n_explainers": len(g), "best_ours": best_method(g, "ours"),
-                     "best_paper": best_method(g, "paper")})
-    return pd.DataFrame(rows)
+    """Kendall tau between our and the paper's ranking of explainers per (task, model, metric), with
+    the best explainer by each: :func:`xaibench.evaluation.agreement.rank_agreement` in Table 10's
+    column names (``kendall_tau``, ``p_value``, ``n_explainers``); settings with fewer than three
+    explainers that both rank are left out."""
+    cols = ["task", "model", "metric", "kendall_tau", "p_value", "n_explainers", "best_ours", "best_paper"]
+    if table.empty:
+        return pd.DataFrame(columns=cols)
+    agree = rank_agreement(_with_direction(table), ["task", "model", "metric"], item="explainer",
+                           lower_is_better="lower_is_better", min_items=3)
+    agree = agree[agree["n_explainers"] >= 3].rename(columns={"kendall": "kendall_tau", "kendall_p": "p_value"})
+    return agree[cols].reset_index(drop=True)
 
 
 def explainer_checks(explainers: dict[str, Any], model: str, task: str, seed: int) -> pd.DataFrame:

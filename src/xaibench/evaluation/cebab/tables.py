@@ -7,16 +7,14 @@ import pandas as pd
 
 from ...data.cebab import (COMBINED_SPLITS, PAPER_MODEL, PAPER_DIRECTIONS, aspect_label_counts, edit_pair_counts, edit_pairs,
                           empirical_ate, load_cebab, metadata_counts, review_rating_counts)
-from ...tables import aggregate_seeds, paper_values
+from ...tables import aggregate_seeds, join_paper
 
 _TABLE_KEYS = ["table", "aspect", "direction", "group", "label", "metric"]
 
 
 def _join_paper(ours: pd.DataFrame, paper_table: str, on: list[str]) -> pd.DataFrame:
-    pv = paper_values("cebab", paper_table=paper_table)
-    pv = pv[on + ["value"]].rename(columns={"value": "paper"})
-    out = ours.merge(pv, on=on, how="left", validate="one_to_one")
-    return out
+    """:func:`xaibench.tables.join_paper` on one of the paper's tables (each row matches at most one)."""
+    return join_paper(ours, "cebab", on, validate="one_to_one", paper_table=paper_table)
 
 
 def dataset_stats_table(df: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -101,9 +99,8 @@ def cebab_performance_table(runs: pd.DataFrame | None = None, profile: str = "fu
     long = long.rename(columns={"split": "condition"})
     agg = aggregate_seeds(long, ["model", "task", "condition", "eval_split"]).rename(columns={"eval_split": "split"})
     agg["paper_model"] = agg["model"].map(PAPER_MODEL)
-    pv = paper_values("cebab", paper_table="Table 8", metric="macro_f1")[["model", "task", "condition", "split", "value"]]
-    pv = pv.rename(columns={"model": "paper_model", "value": "paper"})
-    out = agg.merge(pv, on=["paper_model", "task", "condition", "split"], how="left")
+    out = join_paper(agg, "cebab", {"paper_model": "model", "task": "task", "condition": "condition", "split": "split"},
+                     paper_table="Table 8", metric="macro_f1")
     order = {"binary": 0, "ternary": 1, "5-way": 2, "absa": 3}
     out = out.sort_values(["model", "condition", "split", "task"], key=lambda s: s.map(order) if s.name == "task" else s)
     return out[cols].reset_index(drop=True)
