@@ -142,3 +142,11 @@ def test_every_claim_evaluates_on_the_committed_tables():
     assert df["verdict"].isin(VERDICTS).all()
     assert not df["reason"].str.contains("\n").any() and (df["reason"].str.len() > 0).all()
     assert not df["reason"].str.startswith("no result yet").any()
+
+
+def test_a_missing_cell_is_not_comparable(tmp_path):
+    s = _paper_scores()
+    s = s[~((s.task == "task_2") & (s.dataset == "arxiv") & (s.method == "dt"))]  # e.g. no DT questions
+    out = evaluate(CLAIMS["t2-lime-best"], _write(tmp_path, s))
+    assert out.verdict == "not comparable" and "task_2 arxiv all for DTs (N)" in out.reason
+    assert evaluate(CLAIMS["t3-lime-weak"], _write(tmp_path, s)).verdict == "reproduced"
