@@ -103,8 +103,10 @@ $(REPORTS)/20_cebab_evaluation.ipynb: NB_PARAMS = -p models "$(MODELS)" -p tasks
 .PHONY: cebab human
 cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipynb ## CEBaB paper: concept explainers, Tables 4 and 10, Figures 2, 10-12
 
-# Human-grounded evaluation (notebooks 11, 21; 11 trains the CNNs that 21 reuses)
+# Human-grounded evaluation (notebooks 11, 21; 11 trains the CNNs that 21 reuses).  One seed per run
+# (the first of SEEDS): a seed costs a whole run of 21, most of it explaining the questions with LIME.
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
+$(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb: NB_PARAMS = -p seed $(firstword $(SEEDS))
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
 # Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)

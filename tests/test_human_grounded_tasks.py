@@ -364,3 +364,71 @@ def test_tasks_score_every_explainer_that_declares_an_attribution(monkeypatch):
     assert hg.method_label("new_local") == "new_local" and hg.method_label("lrp_n") == "LRP (N)"
     with pytest.raises(KeyError, match="new_concept"):
         hg.make_paper_explainer("new_concept", object(), [])
+
+
+# ---------------------------------------------------------------- tables and figures of notebooks 11, 21
+class _FixedModel:
+    """Predicts fixed labels, in order, for the texts it is given."""
+
+    def __init__(self, pred, best_epoch=None):
+        self.pred, self.history = np.asarray(pred), {"best_epoch": best_epoch}
+
+    def predict(self, texts):
+        return self.pred[: len(texts)]
+
+
+def test_model_table_joins_the_papers_macro_f1():
+    test = pd.DataFrame({"text": ["a", "b", "c", "d"], "label": [0, 0, 1, 1]})
+    models = {"amazon": {"well": _FixedModel([0, 0, 1, 1], 5), "worse": _FixedModel([0, 1, 1, 1], 1)}}
+    t = hg.model_table(models, {"amazon": {"test": test}}, seed=7).set_index("model_condition")
+    assert t.loc["well_trained", "ours"] == pytest.approx(1.0) and t.loc["well_trained", "paper"] == pytest.approx(0.90)
+    assert t.loc["worse", "accuracy"] == pytest.approx(0.75) and t.loc["worse", "paper"] == pytest.approx(0.81)
+    assert (t["seed"] == 7).all() and t["ours_std"].isna().all() and t.loc["worse", "best_epoch"] == 1
+    assert list(t.reset_index().columns[:8]) == ["model_condition", "dataset", "metric", "participants", "seed",
+                                                  "ours", "ours_std", "paper"]
+
+
+def test_kappa_table_pairs_the_papers_two_printed_values():
+    qs = [hg.Question(question_id=f"q{i}", task=2, dataset="amazon", method="lime", model_correct=True,
+                      key="Positive", class_names=BIN, evidence=("good",)) for i in range(3)]
+    ans = pd.DataFrame({"question_id": [f"q{i}" for i in range(3) for _ in range(2)],
+                        "participant_id": ["p1", "p2"] * 3,
+                        "answer": ["confident:Positive", "confident:Positive", "unconfident:Negative",
+                                   "confident:Negative", "none", "none"]})
+    k = hg.kappa_table(qs, ans)
+    assert k.loc[~k["collapse_confidence"], "paper"].eq(0.274).all()  # first printed value of task 2
+    assert k.loc[k["collapse_confidence"], "paper"].eq(0.371).all()   # second printed value
+    assert list(k.columns) == ["task", "dataset", "by", "collapse_confidence", "ours", "ours_std", "paper",
+                               "n_items", "n_raters"]
+
+
+def test_heatmap_figures_of_notebook_11():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xaibench.evaluation.human_grounded import plots
+
+    toks = ["good", "sound", "cheap"]
+    a, b = _attr("x", toks, [0.9, 0.1, -0.4]), _attr("x", toks, [0.0, 0.5, -0.1])
+    fig = plots.cnn_heatmap_figure([({"LIME (W)": a, "LRP (W)": b}, "amazon · 1"), ({"LIME (W)": b}, "amazon · 2")],
+                                   "amazon")
+    assert "1D CNN (amazon)" in fig._suptitle.get_text() and len(fig.axes) >= 2
+    plt.close(fig)
+    attrs = {m: [_attr("r1", toks, [0.2, 0.0, -0.1]), _attr("r2", toks, [0.0, 0.3, 0.1])]
+             for m in hg.CEBAB_METHODS}
+    fig = plots.cebab_heatmap_figure(attrs, "lstm")
+    assert "CEBaB 5-way lstm" in fig._suptitle.get_text()
+    titles = [ax.get_title(loc="left") for ax in fig.axes]
+    assert "review 1, predicted 2 stars" in titles  # target 1 -> 2 stars
+    plt.close(fig)
+    html = plots.cebab_html_heatmaps(attrs, "lstm")
+    assert len(html) == 2 and all("SHAP" in h and "IG" in h for h in html)
+
+
+def test_explain_cebab_skips_an_untrained_model(monkeypatch, tmp_path):
+    from xaibench.models import zoo
+
+    monkeypatch.setattr(zoo, "model_dir", lambda *a, **k: tmp_path / "absent")
+    assert hg.explain_cebab("lstm", ["a short review"], seed=43) is None

@@ -30,7 +30,8 @@ One module per idea (everything public is also importable from this package)::
     study_files  one survey study file per dataset and task
     readers      simulated participants
     pipeline     the steps notebooks 11 and 21 run (``prepare`` is shared by both)
-    plots        the figures of notebook 21 (imported on demand: ``from ... import plots``)
+    plots        the figures of notebooks 11 and 21 (imported on demand: ``from ... import plots``)
+    claims       the paper's headline claims beside ours (:mod:`xaibench.evaluation.claims`)
 
 Rank agreement with the paper is :func:`xaibench.evaluation.agreement.rank_agreement`.
 """

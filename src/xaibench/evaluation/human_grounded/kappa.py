@@ -34,7 +34,7 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
     if n < 2:
         raise ValueError(f"Fleiss' kappa needs at least 2 ratings per item, got {int(n)}")
     n_items = a.shape[0]
-    if n_items < 2:  # chance agreement estimated from a single item is meaningless (gave -1.0)
+    if n_items < 2:  # chance agreement estimated from a single item is meaningless (it would give -1)
         return float("nan")
     p_j = a.sum(axis=0) / (n_items * n)
     p_i = ((a ** 2).sum(axis=1) - n) / (n * (n - 1))
@@ -87,8 +87,8 @@ def agreement_counts(questions: Sequence[Question], answers: pd.DataFrame, by: s
 def kappa_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame) -> pd.DataFrame:
     """Fleiss' kappa per task and dataset, in four variants.
 
-    The paper prints two values per task ("0.050 / 0.054") without saying how they differ
-    (``shared/paper_values`` flags this as ambiguous).  We report the full answer scale
+    The paper prints two values per task ("0.050 / 0.054") without saying how they differ (the
+    paper's values in ``xaibench/resources`` mark this as ambiguous).  We report the full answer scale
     (``collapse_confidence=False``) and the scale with confident/unconfident merged
     (``collapse_confidence=True``), each with categories = the chosen option (``by="answer"``) or
     its correctness (``by="score"``).  ``paper`` holds the first printed value beside the
@@ -97,15 +97,10 @@ def kappa_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame)
     Only questions with the most common number (>= 2) of answers in their task/dataset are used,
     because Fleiss' kappa needs the same number of raters per item; ``n_items`` says how many.
     """
+    from ...tables import join_paper
+
     scored = score_answers(questions, answers_df)
     by_id = questions_by_id(questions)
-    try:
-        from ...tables import paper_values
-
-        pv = paper_values("human_grounded", metric="fleiss_kappa")
-        plut = {(r.task, r.dataset, r.subset): float(r.value) for r in pv.itertuples()}
-    except (KeyError, FileNotFoundError):  # pragma: no cover
-        plut = {}
     rows = []
     for (task, dataset), g in scored.groupby(["task", "dataset"], sort=True):
         n_per_q = g.groupby("question_id").size()
@@ -122,11 +117,15 @@ def kappa_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame)
                 rows.append({
                     "task": task, "dataset": dataset, "by": by, "collapse_confidence": collapse,
                     "ours": fleiss_kappa(counts), "ours_std": np.nan,
-                    "paper": plut.get((task, dataset, "second_value" if collapse else "first_value"), np.nan),
+                    "printed": "second_value" if collapse else "first_value",
                     "n_items": len(keep), "n_raters": n_raters,
                 })
     cols = ["task", "dataset", "by", "collapse_confidence", "ours", "ours_std", "paper", "n_items", "n_raters"]
-    return pd.DataFrame(rows, columns=cols)
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    table = join_paper(pd.DataFrame(rows), "human_grounded", {"task": "task", "dataset": "dataset", "printed": "subset"},
+                       metric="fleiss_kappa")
+    return table[cols]
 
 
 __all__ = ["fleiss_kappa", "agreement_counts", "kappa_table"]

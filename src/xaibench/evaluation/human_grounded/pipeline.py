@@ -2,6 +2,9 @@
 
 ::
 
+    inputs = short_inputs(setups["amazon"], 2)             # notebook 11: inputs of the heat maps
+    texts = cebab_inputs(2); attrs = explain_cebab("minilm", texts, seed)   # notebook 11: CEBaB models
+
     setups = prepare(["amazon", "arxiv"], seed)           # splits + well/worse CNNs (notebooks 11, 21)
     selections = select_questions(setups, n_questions, seed)
     questions, report, timings = build_questions(setups, selections, methods, seed, lime_samples)
@@ -103,6 +106,40 @@ def explanation_panels(setup: Setup, inputs: Sequence[tuple[Any, int]], explanat
     return [({method_label(m): explanations[m][row.text] for m in methods},
              f"{setup.dataset} · {row.example_id} · predicted {names[p]} (true {names[int(row.label)]})")
             for row, p in inputs]
+
+
+#: model-generic explainers shown on the CEBaB classifiers (notebook 11) and their row labels
+CEBAB_METHODS = {"integrated_gradients": "IG", "grad_x_input": "Grad x Input", "shap": "SHAP", "lime": "LIME (W)"}
+
+
+def cebab_inputs(n: int = 2, task: str = "5-way", min_words: int = 10, max_words: int = 30) -> list[str]:
+    """``n`` short CEBaB test reviews (``min_words``-``max_words`` words, original reviews when there
+    are any), each from a different original review, by id."""
+    from ...data.cebab import task_frame
+
+    test = task_frame("test", task)
+    n_words = test["text"].str.split().str.len()
+    short = test[(n_words >= min_words) & (n_words <= max_words)]
+    short = short[short["is_original"]] if short["is_original"].any() else short
+    return short.sort_values("id").drop_duplicates("original_id").head(int(n))["text"].tolist()
+
+
+def explain_cebab(model: str, texts: Sequence[str], seed: int = 42, lime_samples: int = 1000,
+                  shap_evals: int = 500, task: str = "5-way") -> dict[str, list[Any]] | None:
+    """``{method: [Attribution per text]}`` of :data:`CEBAB_METHODS` for the CEBaB ``model``
+    (``minilm``/``lstm``, exclusive split, ``seed``) trained by notebook 02; ``None`` when that
+    model has not been trained."""
+    from ...explainers.local import make_explainer
+    from ...models import zoo
+    from ...models.registry import load_model
+
+    folder = zoo.model_dir("cebab", model, task, "exclusive", seed)
+    if not (folder / "config.json").exists():
+        return None
+    kwargs = {"integrated_gradients": {}, "grad_x_input": {}, "shap": {"max_evals": int(shap_evals)},
+              "lime": {"num_samples": int(lime_samples)}}
+    clf = load_model(folder)
+    return {m: make_explainer(m, **kwargs[m]).fit(clf).explain(list(texts)) for m in CEBAB_METHODS}
 
 
 @dataclass
@@ -226,7 +263,8 @@ def wide_scores(scores: pd.DataFrame, task: str, datasets: Sequence[str],
     return w.reindex(columns=[(d, c) for d in datasets for c in SUBSETS if (d, c) in w.columns])
 
 
-__all__ = ["QUICK_MAX_EPOCHS", "Setup", "prepare", "short_inputs", "input_table", "explanation_panels", "Selection",
+__all__ = ["QUICK_MAX_EPOCHS", "Setup", "prepare", "short_inputs", "input_table", "explanation_panels",
+           "CEBAB_METHODS", "cebab_inputs", "explain_cebab", "Selection",
            "select_questions",
            "selection_summary", "selection_counts", "build_questions", "make_readers", "result_tables",
            "score_agreement", "wide_scores"]

@@ -1,5 +1,5 @@
-"""Figures of the human-grounded evaluation (notebook 21).  Each returns the figure; save it with
-:func:`xaibench.plotting.save_figure` (atomic, respects the run profile)."""
+"""Figures of the human-grounded evaluation (notebooks 11 and 21).  Each returns the figure; save
+it with :func:`xaibench.plotting.save_figure` (atomic, respects the run profile, shows the PNG)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -76,4 +76,43 @@ def rank_agreement_plot(scores: pd.DataFrame, agree: pd.DataFrame) -> Any:
     return fig
 
 
-__all__ = ["answer_distribution_plot", "task_scores_plot", "rank_agreement_plot"]
+def cnn_heatmap_figure(panels: Sequence[tuple[dict[str, Any], str]], dataset: str, max_tokens: int = 80) -> Any:
+    """Heat maps of the paper's methods on the well-trained CNN of ``dataset``, one panel per input
+    (``panels``: :func:`.pipeline.explanation_panels`)."""
+    from ...viz import heatmap_grid
+
+    return heatmap_grid([[p] for p in panels], max_tokens=max_tokens,
+                        suptitle=f"Local explanations of the well-trained 1D CNN ({dataset}); "
+                                 "red = for, blue = against the predicted class")
+
+
+def cebab_heatmap_figure(attrs: dict[str, Sequence[Any]], model: str, max_tokens: int = 45) -> Any:
+    """Heat maps of the model-generic methods on CEBaB reviews: one row per method
+    (:data:`.pipeline.CEBAB_METHODS`), one column per review.  ``attrs``: :func:`.pipeline.explain_cebab`."""
+    from ...viz import heatmap_grid
+    from .pipeline import CEBAB_METHODS
+
+    methods = [m for m in CEBAB_METHODS if m in attrs]
+    first = attrs[methods[0]]
+    preds = [a.target for a in attrs["lime"]] if "lime" in attrs else [a.target for a in first]
+    panels = [[({CEBAB_METHODS[m]: attrs[m][k]}, f"review {k + 1}, predicted {p + 1} stars" if i == 0 else "")
+               for k, p in enumerate(preds)] for i, m in enumerate(methods)]
+    return heatmap_grid(panels, max_tokens=max_tokens, figsize=(9 * len(preds), 1.9 * len(methods)),
+                        suptitle=f"CEBaB 5-way {model}: model-generic explanations "
+                                 "(red = for, blue = against the predicted rating)")
+
+
+def cebab_html_heatmaps(attrs: dict[str, Sequence[Any]], model: str) -> list[str]:
+    """One HTML heat map per review (all methods as rows), for hovering over raw scores."""
+    from ...viz import html_heatmap
+    from .pipeline import CEBAB_METHODS
+
+    methods = [m for m in CEBAB_METHODS if m in attrs]
+    n = len(attrs[methods[0]])
+    preds = [a.target for a in attrs.get("lime", attrs[methods[0]])]
+    return [html_heatmap({CEBAB_METHODS[m]: attrs[m][k] for m in methods},
+                         title=f"CEBaB · {model} · predicted {preds[k] + 1} stars") for k in range(n)]
+
+
+__all__ = ["answer_distribution_plot", "task_scores_plot", "rank_agreement_plot", "cnn_heatmap_figure",
+           "cebab_heatmap_figure", "cebab_html_heatmaps"]

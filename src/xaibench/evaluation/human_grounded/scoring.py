@@ -108,14 +108,11 @@ def score_table(questions: Study | Iterable[Question], answers_df: pd.DataFrame,
 def paper_scores(table: pd.DataFrame) -> list[float]:
     """The paper's average human score for every (task, dataset, method, subset) row of ``table``
     (NaN where the paper prints none)."""
-    try:
-        from ...tables import paper_values
+    from ...tables import join_paper
 
-        pv = paper_values("human_grounded", metric="avg_human_score")
-    except (KeyError, FileNotFoundError):  # pragma: no cover - resources always ship
-        return [np.nan] * len(table)
-    lut = {(r.task, r.dataset, r.method, r.subset): float(r.value) for r in pv.itertuples()}
-    return [lut.get((r.task, r.dataset, r.method, r.subset), np.nan) for r in table.itertuples()]
+    keys = ["task", "dataset", "method", "subset"]
+    joined = join_paper(table[keys].reset_index(drop=True), "human_grounded", keys, metric="avg_human_score")
+    return joined["paper"].astype(float).tolist()
 
 
 def participant_score_table(questions: Sequence[Question], answers: pd.DataFrame,
@@ -124,8 +121,9 @@ def participant_score_table(questions: Sequence[Question], answers: pd.DataFrame
 
     ``ours`` = mean over participants of each participant's mean score, ``ours_std`` = sample std
     of those per-participant means (NaN for one participant); ``paper`` = the human number.
-    (Not :func:`xaibench.tables.aggregate_seeds`: its grouped mean sums in another order and would
-    change the committed table in the last digit.)
+    (The mean is taken per group in answer order, here rather than with
+    :func:`xaibench.tables.aggregate_seeds`, whose grouped mean sums in another order and can differ
+    in the last digit.)
     """
     if "participant_id" not in answers.columns:
         raise ValueError("answers need a participant_id column (one row per participant and question)")

@@ -2,7 +2,7 @@
 
 Data
 ----
-Each dataset is split once, stratified by label, with a fixed seed into four disjoint parts:
+Each dataset is split once per seed, stratified by label, into four disjoint parts:
 ``train`` and ``dev`` (the CNNs), ``test`` (the pool the questions are drawn from) and ``reader``
 (the simulated participants' own training data, never seen by a CNN and never asked about).
 """

@@ -86,10 +86,8 @@ def model_table(models: Mapping[str, Mapping[str, Any]], splits: Mapping[str, Ma
                 seed: int = 42) -> pd.DataFrame:
     """Macro-F1 on the test split per dataset and condition, beside the paper's numbers (tidy)."""
     from ...models.training import macro_f1
-    from ...tables import paper_values
+    from ...tables import join_paper
 
-    pv = paper_values("human_grounded", metric="macro_f1", paper_table="Model performance table (Macro-F1)")
-    lut = {(r.dataset, r.model_condition): float(r.value) for r in pv.itertuples()}
     rows = []
     for dataset, ms in models.items():
         test = splits[dataset]["test"]
@@ -99,10 +97,13 @@ def model_table(models: Mapping[str, Mapping[str, Any]], splits: Mapping[str, Ma
             rows.append({"dataset": dataset, "model_condition": "well_trained" if cond == "well" else "worse",
                          "metric": "macro_f1", "participants": "none", "seed": seed,
                          "ours": macro_f1(test["label"].to_numpy(), pred), "ours_std": np.nan,
-                         "paper": lut.get((dataset, "well_trained" if cond == "well" else "worse"), np.nan),
                          "accuracy": float((pred == test["label"].to_numpy()).mean()),
                          "n_test": len(test), "best_epoch": hist.get("best_epoch")})
-    return pd.DataFrame(rows)
+    cols = ["dataset", "model_condition", "metric", "participants", "seed", "ours", "ours_std", "paper", "accuracy",
+            "n_test", "best_epoch"]
+    table = join_paper(pd.DataFrame(rows), "human_grounded", ["dataset", "model_condition", "metric"],
+                       paper_table="Model performance table (Macro-F1)")
+    return table[cols]
 
 
 __all__ = ["RECIPES", "CONDITIONS", "model_folder", "get_models", "model_table"]
