@@ -14,7 +14,9 @@ on their first ``max_tokens`` tokens; the number truncated is returned, never hi
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib
 import importlib.util
 from pathlib import Path
 from typing import Sequence
@@ -48,8 +50,9 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
         cached = paths.cache_dir() / "cf_feedback" / "smollm2-135m-instruct"
         if not (cached / "config.json").exists():
             src = _smollm2_dir()
-            tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
-            gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+            with project_progress("transformers.modeling_gguf_pytorch_utils"):  # its own tqdm.auto bar
+                tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+                gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
             cfg = gguf_model.config
             if hasattr(cfg, "quantization_config"):
                 del cfg.quantization_config  # the weights are de-quantised float32 now
@@ -66,6 +69,31 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return model, tok
+
+
+@contextlib.contextmanager
+def project_progress(module: str):
+    """Inside the block, ``module``'s ``tqdm`` is :func:`xaibench.progress.progress` with ``leave=False``.
+
+    transformers converts a GGUF checkpoint under a ``tqdm.auto`` bar that its progress-bar switch does
+    not reach; inside a notebook kernel that bar lands in the executed report's stderr.  Routed through
+    the project's progress it is a transient bar on the command line and silent in a kernel.
+    """
+    from ..progress import progress
+
+    mod = importlib.import_module(module)
+    old = getattr(mod, "tqdm")
+
+    def quiet(iterable=None, *args, **kw):
+        kw.update(zip(("desc", "total", "leave"), args))  # tqdm's first positional parameters
+        kw.setdefault("leave", False)
+        return progress(iterable, **kw)
+
+    mod.tqdm = quiet
+    try:
+        yield
+    finally:
+        mod.tqdm = old
 
 
 def sequence_nll(texts: Sequence[str], model, tok, max_tokens: int = 512, batch_size: int = 8
