@@ -71,7 +71,7 @@ def test_editor_orderings_that_contradict_the_paper(tmp_path):
                          "polyjuice": INC["newsgroups"]["mice"]}
     t = _tables(tmp_path, inc=inc)
     out = _verdict(t, "imdb-inc9-order")
-    assert out.verdict == "not reproduced" and "ours Polyjuice > MiCE > TextFooler" in out.reason
+    assert out.verdict == "not reproduced" and "ours Polyjuice 4.73 > MiCE 2.22 > TextFooler 0.49" in out.reason
     assert _verdict(t, "news-mice-above-polyjuice").verdict == "not reproduced"
     assert _verdict(t, "textfooler-lowest-inc").verdict == "reproduced"  # TextFooler untouched
 
@@ -165,3 +165,8 @@ def test_a_quick_run_gives_a_verdict_for_every_claim(tmp_path):
     assert df["verdict"].isin(VERDICTS).all() and df["reason"].str.len().gt(0).all()
     ttest = df.set_index("claim").loc["ttest-imdb-from-100"]
     assert ttest["verdict"] == "not comparable" and "sample sizes >= 100" in ttest["reason"]
+
+
+def test_tied_editors_are_not_an_ordering(tmp_path):
+    inc = {d: {e: [0.0] * 5 for e in EDITORS} for d in INC}
+    assert _verdict(_tables(tmp_path, inc=inc), "imdb-inc9-order").verdict == "not reproduced"

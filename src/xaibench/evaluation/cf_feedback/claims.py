@@ -116,10 +116,11 @@ def _imdb_inc9_order(t: Tables) -> Outcome:
     inc = _inc(t)
     ours = {e: float(inc.loc[("imdb", 9, e), "ours"]) for e in EDITORS}
     paper = {e: float(inc.loc[("imdb", 9, e), "paper"]) for e in EDITORS}
-    same = same_order(_order(ours), _order(paper))
+    want = _order(paper)
+    same = same_order(_order(ours), want) and all(ours[a] > ours[b] for a, b in zip(want, want[1:]))  # no ties
     return Outcome(_fmt_order(ours), "reproduced" if same else "not reproduced",
-                   f"ordering by inc@9: ours {' > '.join(NAMES[e] for e in _order(ours))}, paper "
-                   f"{' > '.join(NAMES[e] for e in _order(paper))}: {'same' if same else 'different'} order")
+                   f"ordering by inc@9: ours {_fmt_order(ours)}, paper {' > '.join(NAMES[e] for e in want)}: "
+                   f"{'same strict' if same else 'not the same strict'} order")
 
 
 @_cells
