@@ -164,3 +164,23 @@ def test_notebook_22_defaults_are_the_full_sample_the_bench_times():
     defaults = {k: int(v) for k, v in re.findall(r"^(CF_IMDB|CF_NEWSGROUPS) \?= (\d+)$", makefile, flags=re.M)}
     assert defaults == {"CF_IMDB": FULL_SAMPLE["imdb"], "CF_NEWSGROUPS": FULL_SAMPLE["newsgroups"]}
     assert FULL_SAMPLE["imdb"] == 500  # the paper's IMDb sample
+
+
+def test_per_step_table_known_values():
+    from xaibench.evaluation.cf_feedback import runner as R
+
+    ch = _synthetic_chains()
+    ch.loc[(ch.editor == "mice") & (ch.text_id == 0) & (ch.step == 1), "n_tokens"] = 2  # keeps 2 of 10 tokens
+    t = R.table_per_step(ch).set_index(["editor", "metric", "step"])
+    # mice minimality: text 0 = 2, 6, 2; text 1 = 2, 2, 2
+    assert t.loc[("mice", "minimality", 1), "ours"] == 2.0 and t.loc[("mice", "minimality", 2), "ours"] == 4.0
+    # per-step inc (relu(d_{k+1} - d_k)): text 0 = 4, 0; text 1 = 0, 0 -> the means of Table 1's inc@1, inc@2
+    assert t.loc[("mice", "inc", 1), "ours"] == 2.0 and t.loc[("mice", "inc", 2), "ours"] == 0.0
+    assert ("mice", "inc", 3) not in t.index  # the last edit has no next step
+    # text 0's first edit keeps 2 of 10 tokens (erased), its second edit grows from 2 to 10 tokens
+    assert t.loc[("mice", "erased_over_70pct", 1), "ours"] == 0.5
+    assert t.loc[("mice", "erased_over_70pct", 2), "ours"] == 0.0
+    assert t.loc[("mice", "n_tokens", 0), "ours"] == 10.0 and t.loc[("mice", "n_tokens", 1), "ours"] == 6.0
+    # textfooler text 1 ended after two edits: step 3 counts one chain
+    assert t.loc[("textfooler", "minimality", 3), "n_texts"] == 1
+    assert t["paper"].isna().all() and {"ours", "ours_std", "paper"} <= set(t.columns)

@@ -34,3 +34,27 @@ def test_loader_and_uniform_lm_nll(tmp_path):
     assert np.isclose(nll[0], math.log(V), atol=1e-5) and np.isclose(nll[1], math.log(V), atol=1e-5)
     assert np.isnan(nll[2])  # nothing to predict
     assert n_trunc == 1      # "<s> the film was good" has 5 tokens > 4
+
+
+def test_library_tqdm_goes_through_project_progress(monkeypatch, capsys):
+    """A library's own tqdm bar (transformers' GGUF conversion) is silent in a notebook kernel."""
+    import sys
+    import types
+
+    from tqdm.std import tqdm
+
+    from xaibench.models.lm import project_progress
+
+    lib = types.ModuleType("fake_gguf_lib")
+    lib.tqdm = tqdm
+    lib.convert = lambda: sum(lib.tqdm(range(5), desc="Converting and de-quantizing GGUF tensors..."))
+    monkeypatch.setitem(sys.modules, "fake_gguf_lib", lib)
+    monkeypatch.delenv("XAIBENCH_QUIET", raising=False)
+    monkeypatch.setenv("XAIBENCH_PROGRESS", "text")  # what a kernel gets
+    with project_progress("fake_gguf_lib"):
+        assert lib.convert() == 10
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+    assert lib.tqdm is tqdm  # restored
+    lib.convert()
+    assert "Converting and de-quantizing" in capsys.readouterr().err  # the unrouted bar

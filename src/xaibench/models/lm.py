@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import importlib.util
 from pathlib import Path
 from typing import Sequence
@@ -34,20 +35,6 @@ def _smollm2_dir() -> Path:
     return Path(spec.submodule_search_locations[0])
 
 
-@contextlib.contextmanager
-def _no_gguf_progress_bar():
-    """transformers de-quantises GGUF tensors under a plain tqdm bar that no setting turns off; it would
-    leave a progress line in executed reports, so the bar is disabled while the file loads."""
-    from transformers import modeling_gguf_pytorch_utils as gguf_utils
-
-    original = gguf_utils.tqdm
-    gguf_utils.tqdm = functools.partial(original, disable=True)
-    try:
-        yield
-    finally:
-        gguf_utils.tqdm = original
-
-
 @functools.lru_cache(maxsize=2)
 def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     """``(model, tokenizer)`` in eval mode on :func:`xaibench.device.torch_device`; ``dtype``
@@ -63,7 +50,7 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
         cached = paths.cache_dir() / "cf_feedback" / "smollm2-135m-instruct"
         if not (cached / "config.json").exists():
             src = _smollm2_dir()
-            with _no_gguf_progress_bar():
+            with project_progress("transformers.modeling_gguf_pytorch_utils"):  # its own tqdm.auto bar
                 tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
                 gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
             cfg = gguf_model.config
@@ -82,6 +69,31 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return model, tok
+
+
+@contextlib.contextmanager
+def project_progress(module: str):
+    """Inside the block, ``module``'s ``tqdm`` is :func:`xaibench.progress.progress` with ``leave=False``.
+
+    transformers converts a GGUF checkpoint under a ``tqdm.auto`` bar that its progress-bar switch does
+    not reach; inside a notebook kernel that bar lands in the executed report's stderr.  Routed through
+    the project's progress it is a transient bar on the command line and silent in a kernel.
+    """
+    from ..progress import progress
+
+    mod = importlib.import_module(module)
+    old = getattr(mod, "tqdm")
+
+    def quiet(iterable=None, *args, **kw):
+        kw.update(zip(("desc", "total", "leave"), args))  # tqdm's first positional parameters
+        kw.setdefault("leave", False)
+        return progress(iterable, **kw)
+
+    mod.tqdm = quiet
+    try:
+        yield
+    finally:
+        mod.tqdm = old
 
 
 def sequence_nll(texts: Sequence[str], model, tok, max_tokens: int = 512, batch_size: int = 8
