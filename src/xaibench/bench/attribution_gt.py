@@ -5,8 +5,8 @@ Text: the attention BiLSTM on the article dataset (trained with the stop rule of
 attention and every project explainer on ``n_explain`` test reviews, and both rationale models for
 ``rationale_epochs`` epochs.  Images: one learnable-protocol ResNet run (watermark, r = 0.5) with
 every saliency method on the explained test images.  Each row carries the machine, the torch
-thread count and the 1-minute load average at the time it was measured (other work on the machine
-slows it down).
+thread count and the 1-minute load average at the time it was measured, so that timings taken under
+load can be recognised.
 """
 from __future__ import annotations
 

@@ -11,7 +11,9 @@ Domain-general framework (used by the text and the image experiments alike):
   selected features against the ER, and the Shapley-value range of Sec. 5.4 / App. B.6.
 
 The text instantiation (article datasets, attention and rationale models) lives in
-:mod:`.text`; the image one (bird manipulations, saliency) in :mod:`.images`.
+:mod:`.text_data`, :mod:`.text_runner`, :mod:`.text_eval` and :mod:`.text_plots`; the image one (bird
+manipulations, saliency) in :mod:`.manipulations`, :mod:`.image_runner` and :mod:`.image_plots`.
+:mod:`.tables` builds the result tables, :mod:`.claims` checks the paper's headline claims against them.
 """
 from .metrics import METRICS, Metric, attr_pct, precision_recall, shapley_manipulation_range, shapley_two_player
 from .reassign import (accuracy_bound, accuracy_bound_binary, binary_reassignment_matrix, finite_test_tail,

@@ -240,29 +240,3 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
     for n, df in out.items():
         write_parquet(results_path(n), df)
     return out
-
-
-def manipulation_grid(images: list[np.ndarray], size: int = 112, seed: int = 0):
-    """Figure: originals, the five manipulations (R_SWEEP parameters) and their ERs."""
-    import matplotlib.pyplot as plt
-
-    from . import manipulations as mp
-
-    rng = np.random.default_rng(seed)
-    fig, axes = plt.subplots(len(images) + 1, len(mp.KINDS) + 1, figsize=(2 * (len(mp.KINDS) + 1), 2 * (len(images) + 1)))
-    for r, img in enumerate(images):
-        v = view(img, size, None)
-        axes[r, 0].imshow(v)
-        axes[r, 0].set_title("original" if r == 0 else "", fontsize=9)
-        for c, kind in enumerate(mp.KINDS, start=1):
-            m = mp.R_SWEEP[kind]
-            axes[r, c].imshow(m(v, rng))
-            if r == 0:
-                axes[r, c].set_title(kind, fontsize=9)
-    axes[-1, 0].text(0.5, 0.5, "effective\nregion", ha="center", va="center", fontsize=10)
-    for c, kind in enumerate(mp.KINDS, start=1):
-        axes[-1, c].imshow(mp.R_SWEEP[kind].er(size), cmap="Greens", vmin=0, vmax=1)
-    for ax in axes.flat:
-        ax.axis("off")
-    fig.tight_layout()
-    return fig

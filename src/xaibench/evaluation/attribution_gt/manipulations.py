@@ -1,6 +1,6 @@
 """The five image manipulations of Zhou et al. (2022, App. B.1) with their effective regions.
 
-Re-implemented from the authors' ``manipulations.py`` on an ``S x S`` canvas: every parameter is
+Re-implemented from ``manipulations.py`` of the authors' public code release, on an ``S x S`` canvas: every parameter is
 given in the authors' 224-px units and scaled by ``S / 224``.  Each manipulation returns a new
 uint8 image and never changes a pixel outside ``er(S)`` (the result is composited with the original
 through the ER mask, which also removes rounding changes of the HSV round trip and clips a
@@ -135,9 +135,9 @@ class Manipulation:
         return f"{self.kind}(" + ", ".join(f"{k}={v:.3g}" for k, v in self.params.items()) + ")"
 
 
-# ----- the authors' parameter distributions (224-px units) -------------------------------------
+# ----- the parameter distributions of the authors' released scripts (224-px units) -------------------------------------
 def random_manipulation(kind: str, rng: np.random.Generator) -> Manipulation:
-    """Fig. 5 / 6 runs (``dm_attr_vs_er.py``): random ER size, fixed visibility."""
+    """Fig. 5 / 6 runs (the authors' ``dm_attr_vs_er.py``): random ER size, fixed visibility."""
     if kind == "blur":
         return Manipulation("blur", {"radius": rng.uniform(80, 130), "blur_sigma": 2})
     if kind == "brightness":
@@ -153,7 +153,7 @@ def random_manipulation(kind: str, rng: np.random.Generator) -> Manipulation:
                                       "right": float(int(left + w)), "fontsize": 13})
 
 
-#: visibility levels of ``dm_visibility.py`` (least to most visible)
+#: visibility levels of the authors' ``dm_visibility.py`` (least to most visible)
 VISIBILITY = {"blur": ("blur_sigma", (2, 4, 6, 8, 10)), "brightness": ("shift", (-0.1, -0.15, -0.2, -0.25, -0.3)),
               "hue": ("shift", (0.05, 0.1, 0.15, 0.2, 0.25)), "noise": ("noise_p", (0.02, 0.04, 0.06, 0.08, 0.1)),
               "watermark": ("fontsize", (7, 9, 11, 13, 15))}
@@ -178,7 +178,7 @@ def visibility_sequence(kind: str, rng: np.random.Generator) -> list[Manipulatio
     return [Manipulation(kind, {**base, key: v}) for v in levels]
 
 
-#: the fixed manipulations of the r sweep (``dm_orig_corr_strength.py``; Fig. 8)
+#: the fixed manipulations of the r sweep (the authors' ``dm_orig_corr_strength.py``; Fig. 8)
 R_SWEEP = {"blur": Manipulation("blur", {"radius": 80, "blur_sigma": 10}),
            "brightness": Manipulation("brightness", {"radius": 60, "shift": -0.3}),
            "hue": Manipulation("hue", {"top": 80, "bottom": 130, "shift": 0.15}),

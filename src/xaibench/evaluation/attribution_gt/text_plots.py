@@ -1,5 +1,7 @@
-"""Attention bar plots of the article datasets (Zhou et al. 2022, Figs. 10-11): one panel per test review,
-one bar per token, coloured by its ground-truth role.  Figures are returned; save them with
+"""Figures of the text experiments (Zhou et al. 2022, Secs. 6-7): attention bar plots of single reviews
+(Figs. 10-11: one bar per token, coloured by its ground-truth role), Attr% per method and dataset
+(Fig. 1 left), attention Attr% after every training epoch, and rationale precision / recall against the
+dataset-wide optimum (Figs. 12-13, top).  Figures are returned; save them with
 :func:`xaibench.plotting.save_figure`."""
 from __future__ import annotations
 
@@ -71,4 +73,106 @@ def attention_panels(df: pd.DataFrame, kinds: Sequence[str], cfg: TextConfig, n_
     return fig
 
 
-__all__ = ["ROLE_COLOURS", "role_colours", "plot_attention", "panel_reviews", "attention_panels"]
+METHOD_NAMES = {"attention": "attention", "random_words": "random words", "grad_x_input": "Gradient × Input",
+                "integrated_gradients": "Integrated Gradients", "lime": "LIME", "shap": "SHAP"}
+
+
+def attr_bars(table: pd.DataFrame):
+    """Fig. 1 (left) as bars: Attr% on the correlating articles per method (x) and dataset (colour), error
+    bars the std over runs, the dotted line the articles' mean token share.  ``table``: :func:`.tables.attention_table`."""
+    import matplotlib.pyplot as plt
+
+    from ...plotting import grouped_bars
+
+    sub = table[table.region == "corr"].assign(
+        method=lambda d: d.method.map(lambda m: METHOD_NAMES.get(m, m)),
+        dataset=lambda d: d.dataset.map(lambda k: DATASET_NAMES.get(k, k)))
+    fig, ax = plt.subplots(figsize=(10, 4))
+    grouped_bars(sub, "method", "ours", "dataset", "ours_std", ax, legend=False)
+    ax.axhline(sub.uniform_share.mean(), color="k", ls=":", label="uniform (article token share)")
+    ax.set_ylabel("Attr% on correlating articles")
+    ax.tick_params(axis="x", rotation=20)
+    ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left")
+    n_att = int(table.loc[table.method == "attention", "n_runs"].max())
+    runs = f"{n_att} attention run" + ("s" if n_att != 1 else "")
+    ax.set_title(f"{PAPER}, Fig. 1 (left): Attr% on correlating articles ({runs} per dataset; "
+                 "explainers: the first run's model)\nideal: 1 for a > 97% accurate model (only the articles carry "
+                 "the label)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def attention_training_curves(epochs: pd.DataFrame, token_share: float):
+    """Attention Attr% on the correlating articles (validation) against validation accuracy after every epoch,
+    one line per run, one colour per dataset; dotted: the 0.97 stop threshold, grey: ``token_share``.
+    ``epochs``: :func:`.tables.attention_epochs_table`."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    colours = dict(zip(epochs.dataset.unique(), plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for (kind, _), g in epochs.groupby(["dataset", "run"], sort=False):
+        ax.plot(g.dev_acc, g.val_attn_corr, "-o", color=colours[kind], ms=3, lw=0.8, alpha=0.8)
+    for kind, c in colours.items():
+        ax.plot([], [], "-o", color=c, label=DATASET_NAMES.get(kind, kind))
+    ax.axvline(0.97, color="k", ls=":", lw=0.8, label="stop threshold (0.97)")
+    ax.axhline(token_share, color="grey", lw=0.8, label="token share of the correlating\narticles (mean over datasets)")
+    ax.set_xlabel("validation accuracy after the epoch")
+    ax.set_ylabel("attention Attr% on correlating\narticles (validation)")
+    ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    n_runs = epochs.groupby("dataset").run.nunique().max() if len(epochs) else 0
+    runs = f"{n_runs} run" + ("s" if n_runs != 1 else "")
+    ax.set_title(f"Beyond {PAPER} (Sec. 6): attention Attr% after each training epoch, {runs} x "
+                 f"{epochs.dataset.nunique()} datasets", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def rationale_precision_recall(rat: pd.DataFrame, corr_share: float):
+    """Fig. 12 (top): precision and recall of the article dataset's rationale models against their actual
+    selection rate, with the dataset-wide optimum for a test set whose correlating-article share is
+    ``corr_share`` (precision ``min(1, share / rate)``, recall ``min(1, rate / share)``)."""
+    import matplotlib.pyplot as plt
+
+    art = rat[rat.dataset == "article"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    xs = np.linspace(0.005, max(0.3, float(art.rate.max()) if len(art) else 0.3), 100)
+    for ax, metric in zip(axes, ("precision", "recall")):
+        for model, g in art.groupby("model"):
+            ax.scatter(g.rate, g[metric], label=model.upper(), s=40)
+        ax.plot(xs, np.minimum(1, corr_share / xs) if metric == "precision" else np.minimum(1, xs / corr_share),
+                "g-", label="dataset-wide optimum")
+        ax.set_xlabel("actual selection rate (test)")
+        ax.set_ylabel(metric)
+        ax.set_ylim(-0.02, 1.05)
+    axes[0].legend()
+    fig.suptitle(f"{PAPER}, Fig. 12 (top): rationale precision / recall on the article dataset "
+                 f"({len(art)} models, one per model type and selection rate)")
+    fig.tight_layout()
+    return fig
+
+
+def rationale_cn_nc(rat: pd.DataFrame):
+    """Fig. 13 (top): per CN / NC rationale model, the precision on correlating articles, its dataset-wide
+    optimum and the share of non-correlating articles among the selected words; ``None`` without CN/NC rows."""
+    import seaborn as sns
+
+    cnnc = rat[rat.dataset.isin(["cn", "nc"])]
+    if not len(cnnc):
+        return None
+    names = {"precision": "precision", "optimal_precision": "dataset-wide optimal precision",
+             "noncorr_share_of_selection": "non-correlating articles among the selection"}
+    long = cnnc.melt(id_vars=["dataset", "model"], value_vars=list(names), var_name="quantity", value_name="value")
+    long["model"] = long.model.str.upper()
+    long["dataset"] = long.dataset.map(lambda k: DATASET_NAMES.get(k, k))
+    long["quantity"] = long.quantity.map(names)
+    g = sns.catplot(data=long, x="dataset", y="value", hue="quantity", col="model", kind="bar", height=3.5)
+    g.set_axis_labels("dataset", "share")
+    g.set_titles("{col_name}")
+    g.figure.suptitle(f"{PAPER}, Fig. 13 (top): precision on correlating articles vs. the dataset-wide optimum, "
+                      f"and non-correlating articles among the selection ({len(cnnc)} models, one per dataset and "
+                      "model type)", y=1.04, fontsize=10)
+    return g.figure
+
+
+__all__ = ["ROLE_COLOURS", "METHOD_NAMES", "role_colours", "plot_attention", "panel_reviews", "attention_panels",
+           "attr_bars", "attention_training_curves", "rationale_precision_recall", "rationale_cn_nc"]

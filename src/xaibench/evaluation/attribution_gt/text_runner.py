@@ -107,15 +107,6 @@ def attention_probe(split: td.ArticleSplit, n: int):
     return probe
 
 
-def epoch_table(att: pd.DataFrame) -> pd.DataFrame:
-    """Long table of the attention runs' per-epoch history (validation accuracy, attention Attr%)."""
-    rows = []
-    for _, r in att[att.method == "attention"].iterrows():
-        for e in json.loads(r["epoch_history"]):
-            rows.append({"dataset": r["dataset"], "run": r["run"], **e})
-    return pd.DataFrame(rows)
-
-
 def run_rationales(df: pd.DataFrame, cfg: TextConfig) -> pd.DataFrame:
     from ...models.rationale import RationaleModel
 

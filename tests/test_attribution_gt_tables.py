@@ -1,0 +1,161 @@
+"""Known-value tests of the attribution ground-truth result tables and figures (attribution_gt.tables,
+image_plots, text_plots) on tiny hand-made run results."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench.evaluation.attribution_gt import image_plots as ip
+from xaibench.evaluation.attribution_gt import tables as at
+from xaibench.evaluation.attribution_gt import text_plots as tp
+
+
+def _att():
+    hist = json.dumps([{"epoch": 1, "dev_acc": 0.9, "val_attn_corr": 0.2, "val_attn_noncorr": 0.0},
+                       {"epoch": 2, "dev_acc": 0.98, "val_attn_corr": 0.5, "val_attn_noncorr": 0.0},
+                       {"epoch": 3, "dev_acc": 0.99, "val_attn_corr": 0.6, "val_attn_noncorr": 0.0}])
+    base = {"n_reviews": 100, "share_noncorr_tokens": 0.0, "noncorr": 0.0, "epoch_history": hist}
+    return pd.DataFrame([
+        {**base, "dataset": "article", "run": 0, "method": "attention", "corr": 0.6, "other": 0.4, "test_acc": 0.99,
+         "share_corr_tokens": 0.1},
+        {**base, "dataset": "article", "run": 1, "method": "attention", "corr": 0.8, "other": 0.2, "test_acc": 0.97,
+         "share_corr_tokens": 0.1},
+        {**base, "dataset": "article", "run": 0, "method": "lime", "corr": 0.3, "other": 0.7, "test_acc": 0.99,
+         "share_corr_tokens": 0.1},
+        {**base, "dataset": "cn", "run": 0, "method": "attention", "corr": 0.5, "noncorr": 0.2, "other": 0.3,
+         "test_acc": 0.98, "share_corr_tokens": 0.06, "share_noncorr_tokens": 0.04},
+    ])
+
+
+def test_attention_table_known_values_and_paper_join():
+    t = at.attention_table(_att())
+    row = t[(t.dataset == "article") & (t.method == "attention") & (t.region == "corr")].iloc[0]
+    assert row.ours == pytest.approx(0.7) and row.ours_std == pytest.approx(np.std([0.6, 0.8], ddof=1))
+    assert row.paper == pytest.approx(0.086) and row.paper_uniform_share == pytest.approx(0.079)
+    assert row.test_acc == pytest.approx(0.98) and row.test_acc_min == pytest.approx(0.97) and row.n_runs == 2
+    lime = t[(t.method == "lime") & (t.region == "corr")].iloc[0]
+    assert np.isnan(lime.paper) and lime.paper_uniform_share == pytest.approx(0.079)  # only attention has 8.6 %
+    assert not ((t.dataset == "article") & (t.region == "noncorr")).any()
+    cn = t[t.dataset == "cn"].set_index("region")
+    assert cn.loc["noncorr", "uniform_share"] == pytest.approx(0.04)
+    assert cn.loc["other", "uniform_share"] == pytest.approx(0.9)
+    assert cn["paper"].isna().all() and cn["paper_uniform_share"].isna().all()  # never 0 where the paper is silent
+    assert list(t.lower_is_better) == [r != "corr" for r in t.region]
+
+
+def test_attention_epochs_table_marks_the_stop_epoch():
+    ep = at.attention_epochs_table(_att())
+    assert len(ep) == 3 * 3  # three attention runs, three epochs each; the explainer row is skipped
+    run0 = ep[(ep.dataset == "article") & (ep.run == 0)]
+    assert list(run0.crossed) == [False, True, False]
+    assert list(run0.val_attn_corr) == [0.2, 0.5, 0.6]
+
+
+def test_rationale_table_joins_the_accuracy_bound():
+    rat = pd.DataFrame([{"dataset": d, "model": "rl", "target_rate": 0.1, "precision": 0.9, "recall": 0.8,
+                         "noncorr_share_of_selection": 0.1, "rate": 0.09, "test_acc": 0.99,
+                         "first3_selected_share": 0.2, "optimal_precision": 1.0, "optimal_recall": 0.85,
+                         "reached_target": True, "epochs": 3} for d in ("article", "cn")])
+    t = at.rationale_table(rat)
+    assert len(t) == 2 * len(at.RATIONALE_METRICS)
+    acc = t[t.metric == "test_acc"]
+    assert (acc.paper == 0.97).all() and (acc.paper_bound == ">").all()
+    other = t[t.metric != "test_acc"]
+    assert other.paper.isna().all() and (other.paper_bound == "").all()
+    prec = t[(t.dataset == "cn") & (t.metric == "precision")].iloc[0]
+    assert prec.ours == 0.9 and prec.optimal == 1.0
+    assert t[(t.metric == "recall")].optimal.tolist() == [0.85, 0.85]
+
+
+def _images():
+    """Four runs: two Fig. 5 runs (one learned), two visibility levels of noise (the second learned)."""
+    runs = pd.DataFrame([{"experiment": "er", "run": 0, "test_acc": 0.99}, {"experiment": "er", "run": 1, "test_acc": 0.6},
+                         {"experiment": "visibility-noise-0-0", "run": 2, "test_acc": 0.5},
+                         {"experiment": "visibility-noise-0-1", "run": 3, "test_acc": 1.0}])
+    rows = []
+    for _, run in runs.iterrows():
+        for method in ("gradient", "shap"):
+            for label, a in ((1, 0.8), (0, 0.4)):
+                for img in range(2):  # two images per class: Attr% a +- 0.1 (mean a)
+                    rows.append({"experiment": run.experiment, "run": run.run, "test_acc": run.test_acc,
+                                 "manipulation": "noise", "method": method, "label": label, "r": 0.5,
+                                 "er_size": 0.3, "attr_pct": a + (0.1 if img else -0.1) + 0.1 * run.run})
+    return runs, pd.DataFrame(rows)
+
+
+def test_saliency_table_counts_learned_runs_and_levels():
+    runs, attr = _images()
+    t = at.saliency_table(runs, attr)
+    er = t[(t.group == "er") & (t.metric == "attr_pct") & (t.method == "shap") & (t["class"] == "positive")].iloc[0]
+    assert er.n_runs == 2 and er.n_learned == 1
+    assert er.ours == pytest.approx(0.85)  # runs 0 and 1: 0.8 and 0.9
+    assert er.ours_learned == pytest.approx(0.8)  # run 0 only
+    assert np.isnan(er.level) and np.isnan(er.paper)
+    vis = t[(t.group == "visibility-noise") & (t.method == "gradient") & (t["class"] == "negative")]
+    assert list(vis.level) == [0, 1] and list(vis.n_learned) == [0, 1]
+    assert np.isnan(vis.ours_learned.iloc[0]) and vis.ours_learned.iloc[1] == pytest.approx(0.7)
+    share = t[t.metric == at.SHARE_METRIC].iloc[0]
+    assert share.ours == pytest.approx(0.5) and share.n_learned == 1 and share.n_runs == 2
+    assert share.paper == pytest.approx(0.70)
+
+
+def test_group_and_level_parsing():
+    e = pd.Series(["er", "visibility-hue-2-4", "r-similar", "r-distinct"])
+    assert list(at.experiment_group(e)) == ["er", "visibility-hue", "r", "r"]
+    lv = at.visibility_level(e)
+    assert lv.iloc[1] == 4 and lv.drop(1).isna().all()
+
+
+def test_image_figures_name_the_paper_figure_and_learned_runs():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs, attr = _images()
+    fig = ip.fig5_attr_vs_er(attr)
+    title = fig._suptitle.get_text()
+    assert title.startswith("Zhou et al. 2022, Fig. 5") and "2 runs" in title and "1 of 2 runs learned" in title
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["Gradient", "SHAP"]
+    assert fig.axes[0].get_ylabel() == ip.ATTR_LABEL
+    plt.close(fig)
+    fig = ip.fig7_attr_vs_visibility(attr)
+    assert "Fig. 7" in fig._suptitle.get_text() and "1 of 2 runs learned" in fig._suptitle.get_text()
+    assert fig.axes[0].get_xlabel() == "visibility level (0 = least visible)"
+    plt.close(fig)
+    assert ip.fig8_attr_vs_r(attr, runs) is None and ip.fig6_attr_vs_acc(pd.DataFrame()) is None
+    track = attr[attr.experiment == "er"].assign(epoch=1)
+    fig = ip.fig6_attr_vs_acc(pd.concat([track, track.assign(epoch=2)]))
+    assert "Fig. 6" in fig._suptitle.get_text() and fig.axes[0].get_xlabel() == "test accuracy after the epoch"
+    plt.close(fig)
+
+
+def test_shapley_band_known_values():
+    lo = ip.shapley_band(np.array([0.5, 1.0]), 1.0)
+    assert lo[0] == pytest.approx(1.0)  # random labels: only the manipulation can explain the accuracy
+    assert lo[1] == pytest.approx(0.5)  # r = 1: the original features explain it as well as the manipulation
+
+
+def test_text_figures_have_readable_titles():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = at.attention_table(_att())
+    fig = tp.attr_bars(t)
+    assert "Fig. 1 (left)" in fig.axes[0].get_title() and "2 attention runs" in fig.axes[0].get_title()
+    plt.close(fig)
+    fig = tp.attention_training_curves(at.attention_epochs_table(_att()), 0.1)
+    assert fig.axes[0].get_xlabel() == "validation accuracy after the epoch"
+    plt.close(fig)
+    rat = pd.DataFrame([{"dataset": d, "model": m, "target_rate": 0.1, "precision": 0.6, "optimal_precision": 0.8,
+                         "noncorr_share_of_selection": 0.3, "rate": 0.08, "recall": 0.9}
+                        for d in ("article", "cn", "nc") for m in ("rl", "cr")])
+    fig = tp.rationale_precision_recall(rat, 0.09)
+    assert "Fig. 12 (top)" in fig._suptitle.get_text() and "2 models" in fig._suptitle.get_text()
+    plt.close(fig)
+    fig = tp.rationale_cn_nc(rat)
+    assert "Fig. 13 (top)" in fig._suptitle.get_text() and "4 models" in fig._suptitle.get_text()
+    assert {ax.get_title() for ax in fig.axes} == {"RL", "CR"}
+    plt.close(fig)
+    assert tp.rationale_cn_nc(rat[rat.dataset == "article"]) is None
