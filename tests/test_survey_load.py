@@ -15,7 +15,7 @@ from xaibench.evaluation import human_grounded as hg
 from xaibench.evaluation.human_grounded.answers import answer_options
 from xaibench.survey import ResponseStore, serve_in_thread
 
-from test_survey import STUDY, Client
+from tests.test_survey import STUDY, Client
 
 N_PARTICIPANTS = 200
 
