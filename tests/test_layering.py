@@ -36,12 +36,12 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "xaibench"
 
 LAYERS: dict[str, int] = {
     "__init__": 0, "io": 0, "paths": 0, "config": 0, "cache": 0, "device": 0, "utils": 0, "text": 0, "glove": 0,
-    "tables": 0, "resources": 0, "progress": 0, "nlp": 0, "plotting": 0, "store": 0,
+    "tables": 0, "resources": 0, "progress": 0, "nlp": 0, "plotting": 0, "viz": 0, "store": 0,
     "data": 1,
     "models": 2,
     "explainers": 3,
     "evaluation": 4,
-    "survey": 5, "bench": 5, "viz": 5, "reports": 5,
+    "survey": 5, "bench": 5, "reports": 5,
 }
 LAYER_NAMES = {0: "foundation", 1: "data", 2: "models", 3: "explainers", 4: "evaluation", 5: "top"}
 
