@@ -5,8 +5,8 @@ A result table is a tidy DataFrame: one row per cell, the row/column keys as col
 prints no number for that cell) and optional extras such as ``n_seeds``.  :func:`save_table`
 writes it as ``figures/tables/<name>.csv`` plus a rendered ``<name>.md`` beside it.
 
-The papers' numbers (transcribed in ``../shared/paper_values``) ship inside the package under
-``xaibench/resources`` so that no table depends on ``../shared`` at run time.
+The papers' numbers, transcribed by hand from the papers, ship inside the package under
+``xaibench/resources`` (with a README on how each was read), so no table needs a file outside the package.
 """
 from __future__ import annotations
 
