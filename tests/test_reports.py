@@ -42,6 +42,8 @@ def test_finalize_strips_volatile_metadata_and_terminal_noise(tmp_path, monkeypa
         nbformat.v4.new_output("display_data", data={"text/plain": "bar",
                                                      "application/vnd.jupyter.widget-view+json": {"model_id": "x"}}),
         nbformat.v4.new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "y"}}),
+        nbformat.v4.new_output("execute_result", execution_count=1,
+                               data={"text/plain": f"PosixPath('{tmp_path}/figures/f.png')"}),
         nbformat.v4.new_output("error", ename="E", evalue="v", traceback=["\x1b[0;31mE\x1b[0m: v"]),
     ]
     (tmp_path / "reports" / "full").mkdir(parents=True)
@@ -58,11 +60,12 @@ def test_finalize_strips_volatile_metadata_and_terminal_noise(tmp_path, monkeypa
     cell = nb["cells"][0]
     assert cell["metadata"] == {"tags": ["parameters"]} and cell["execution_count"] == 1
     outs = cell["outputs"]
-    assert [o["output_type"] for o in outs] == ["stream", "display_data", "error"]  # one stderr block
+    assert [o["output_type"] for o in outs] == ["stream", "display_data", "execute_result", "error"]  # one stderr block
     text = outs[0]["text"]
     assert text == ("100%|###| 3/3\nsite-packages/x.py:1: Warning\n<cell>:2: UserWarning: careful\n")
     assert outs[1]["data"] == {"text/plain": "bar"}
-    assert outs[2]["traceback"] == ["E: v"]
+    assert outs[2]["data"] == {"text/plain": "PosixPath('figures/f.png')"}  # no machine path
+    assert outs[3]["traceback"] == ["E: v"]
     nbformat.validate(nbformat.reads(dest.read_text(), as_version=4))
 
 

@@ -74,6 +74,10 @@ def _clean_outputs(outputs: list[dict], root: str) -> list[dict]:
             out.append({**o, "text": text})
         elif kind in ("display_data", "execute_result"):
             data = {k: v for k, v in o.get("data", {}).items() if k != WIDGET_MIME}
+            if isinstance(data.get("text/plain"), (str, list)) and root:  # e.g. a returned Path's repr
+                plain = data["text/plain"]
+                plain = "".join(plain) if isinstance(plain, list) else plain
+                data["text/plain"] = plain.replace(root.rstrip("/") + "/", "")
             if data:
                 out.append({**o, "data": data})
         elif kind == "error":
@@ -223,6 +227,10 @@ def sync(notebook: str | os.PathLike, report: str | os.PathLike, execute: bool =
         [c.source for c in rep_cells if c.cell_type == "markdown"]
     if execute and claims_idx:
         _execute_cells(cells, claims_idx, notebook.parent, _report_profile(rep))
+    root = str(paths.project_root())
+    for cell in cells:  # outputs of earlier runs, cleaned as finalize cleans new ones (idempotent)
+        if cell.cell_type == "code" and cell.get("outputs"):
+            cell.outputs = [nbformat.from_dict(o) for o in _clean_outputs([dict(o) for o in cell.outputs], root)]
     rep.cells = cells
     done = {"markdown": markdown_changed, "import_only_cells": imports_changed,
             "claims_cells_executed": len(claims_idx) if execute else 0}
