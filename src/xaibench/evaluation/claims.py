@@ -185,7 +185,8 @@ def readme_status(papers: Sequence[str] = PAPERS, root: Path | None = None) -> s
         rows = [{"verdict": f"{v} ({int((df['verdict'] == v).sum())})",
                  "claims": "; ".join(df.loc[df["verdict"] == v, "claim"])} for v in VERDICTS
                 if (df["verdict"] == v).any()]
-        table = pd.DataFrame(rows, columns=["verdict", "claims"]).to_markdown(index=False, disable_numparse=True)
+        table = "\n".join(["| verdict | claims |", "|:--|:--|"] +
+                          [f"| {r['verdict']} | {r['claims']} |" for r in rows])  # unpadded: the README stays short
         parts.append(f"**{title}** ([claims table](figures/tables/{paper}_claims.md))\n\n{table}\n")
     return "\n".join(parts)
 
