@@ -17,9 +17,9 @@ INCLUSIVE_SEEDS ?= 42
 TASKS ?= binary ternary 5-way
 #: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
-#: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda
+#: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda | cuda:N
 export XAIBENCH_DEVICE ?= auto
-#: XAIBENCH_THREADS -- torch CPU threads for training and inference (unset: 2; results depend on it, so it is pinned)
+#: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
 #: XAIBENCH_PROGRESS -- progress display: auto (unset: a bar in a terminal, a few text lines in a notebook) | bar | text | off
 #: XAIBENCH_DATA_MIRROR -- local folder mirroring the raw data (unset: ../shared/data when it exists; empty: download)
 #: PYTHON -- interpreter that creates .venv (Python 3.11)
@@ -38,13 +38,38 @@ export XAIBENCH_PROFILE := $(PROFILE)
 # kernel is registered for the user
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
-# papermill: run notebook $(1) into $(2) with its parameters $(3) (each name once; profile is
-# added here), then strip volatile metadata and move it into place atomically (xaibench.reports)
+# papermill: run notebook $(1) into $(2) with its parameters $(3) (each name once: $(call nb_params,..)),
+# then strip volatile metadata and move it into place atomically (xaibench.reports)
 define papermill
 	@mkdir -p $(dir $(2))
-	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --progress-bar -p profile $(PROFILE) $(3)
+	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --progress-bar $(3)
 	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2)
 endef
+
+# The papermill parameters of the report named $(1) (e.g. 23_counterfactual_faithfulness): the
+# profile and NB_PARAMS_$(1), or the seeds for a notebook that sets none.
+nb_params = -p profile $(PROFILE) $(if $(filter undefined,$(origin NB_PARAMS_$(1))),-p seeds "$(SEEDS)",$(NB_PARAMS_$(1)))
+
+# A report is also rerun when those parameters differ from the ones it records (make faithfulness
+# SEEDS=43 after a run with the default seeds).  Each report's parameter stamp is refreshed on every
+# make run, under make -n too (+): made newer than the report when they differ (with a notice), else
+# no newer than it, so a fresh clone does not rerun reports recorded with the requested parameters.
+PARAM_STAMPS := data/cache/params/$(PROFILE)
+.PHONY: FORCE
+$(PARAM_STAMPS)/%.params: FORCE | check-params
+	+@if test -x $(PY); then $(PY) -m xaibench.reports params $(REPORTS)/$*.ipynb $@ $(call nb_params,$*); \
+	else mkdir -p $(@D) && touch $@; fi
+# named as targets so that make keeps them (it deletes a pattern rule's intermediate prerequisites)
+$(foreach n,$(basename $(notdir $(wildcard notebooks/[0-9][0-9]_*.ipynb))),$(PARAM_STAMPS)/$(n).params): FORCE
+
+# every parameter is checked before any notebook runs (also under make -n)
+.PHONY: check-params
+check-params: $(STAMP) ## check the value of every parameter (each notebook target does this first)
+	+@if test -x $(PY); then $(PY) -m xaibench.reports check PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
+	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
+	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
+	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)'; \
+	else echo "parameters are checked once $(VENV) exists (make env)"; fi
 
 # ---- environment and data -------------------------------------------------------------------
 $(STAMP): pyproject.toml
@@ -72,16 +97,17 @@ data: $(DATA_STAMP) ## copy/extract (or download) all raw datasets into data/raw
 	$(PY) -m xaibench.data process --all
 
 # ---- notebooks ------------------------------------------------------------------------------
-# One pattern rule runs any single-run notebook into reports/<profile>/ with its NB_PARAMS
-# (default: the seeds; a notebook with other parameters sets its own NB_PARAMS below).
-$(REPORTS)/%.ipynb: NB_PARAMS = -p seeds "$(SEEDS)"
-$(REPORTS)/%.ipynb: notebooks/%.ipynb $(DATA_STAMP)
-	$(call papermill,$<,$@,$(NB_PARAMS))
+# One pattern rule runs any single-run notebook into reports/<profile>/ with its parameters
+# (default: the seeds; a notebook with other parameters sets its own NB_PARAMS_<name> below).
+$(REPORTS)/%.ipynb: notebooks/%.ipynb $(PARAM_STAMPS)/%.params $(DATA_STAMP)
+	$(call papermill,$<,$@,$(call nb_params,$*))
 
 # Classifier training: one papermill run per (model, task, split), seeds looped inside.
 define TRAIN_RULE
-$(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb: notebooks/02_train_classifier.ipynb $(DATA_STAMP)
-	$$(call papermill,$$<,$$@,-p model $(1) -p task $(2) -p split $(3) -p seeds "$(4)")
+NB_PARAMS_02_train_classifier-$(1)-$(2)-$(3) = -p model $(1) -p task $(2) -p split $(3) -p seeds "$(4)"
+$(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb: notebooks/02_train_classifier.ipynb \
+		$(PARAM_STAMPS)/02_train_classifier-$(1)-$(2)-$(3).params $(DATA_STAMP)
+	$$(call papermill,$$<,$$@,$$(call nb_params,02_train_classifier-$(1)-$(2)-$(3)))
 TRAIN_REPORTS += $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb
 endef
 $(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),exclusive,$(SEEDS)))))
@@ -92,21 +118,23 @@ $(eval $(call TRAIN_RULE,$(ABSA_MODEL),absa,exclusive,$(INCLUSIVE_SEEDS)))
 stats: $(REPORTS)/01_dataset_statistics.ipynb ## notebook 01: dataset statistics (CEBaB Tables 3, 5, 7, Fig. 5)
 models: $(TRAIN_REPORTS) ## notebook 02: train all CEBaB classifiers (MODELS x TASKS x splits x seeds)
 $(REPORTS)/03_classifier_performance.ipynb: $(TRAIN_REPORTS)
-$(REPORTS)/01_dataset_statistics.ipynb $(REPORTS)/03_classifier_performance.ipynb: NB_PARAMS =
+NB_PARAMS_01_dataset_statistics =
+NB_PARAMS_03_classifier_performance =
 foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 (Table 8 in figures/tables)
 
 # CEBaB concept explainers (notebooks 10, 20)
 $(REPORTS)/10_concept_explainers.ipynb: $(TRAIN_REPORTS)
 $(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS)
-$(REPORTS)/10_concept_explainers.ipynb: NB_PARAMS = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
-$(REPORTS)/20_cebab_evaluation.ipynb: NB_PARAMS = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
+NB_PARAMS_10_concept_explainers = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
+NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
 .PHONY: cebab human
 cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipynb ## CEBaB paper: concept explainers, Tables 4 and 10, Figures 2, 10-12
 
 # Human-grounded evaluation (notebooks 11, 21; 11 trains the CNNs that 21 reuses).  One seed per run
 # (the first of SEEDS): a seed costs a whole run of 21, most of it explaining the questions with LIME.
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
-$(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb: NB_PARAMS = -p seed $(firstword $(SEEDS))
+NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS))
+NB_PARAMS_21_human_grounded_evaluation = -p seed $(firstword $(SEEDS))
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
 # Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)
@@ -117,10 +145,10 @@ ge: faithfulness ## alias of faithfulness (Ge et al.)
 # Ground-truth attribution (Zhou et al. 2022; notebooks 13, 24 text; 25 images)
 #: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
 ATTR_GT_SEEDS ?= 0 1 2 3 4 5 6 7 8 9 10
-$(REPORTS)/13_attention_rationales.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
+NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)"
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb
-$(REPORTS)/24_attribution_ground_truth.ipynb: NB_PARAMS = -p seeds "$(ATTR_GT_SEEDS)"
-$(REPORTS)/25_attribution_gt_saliency.ipynb: NB_PARAMS = -p seeds 0
+NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)"
+NB_PARAMS_25_attribution_gt_saliency = -p seeds 0
 .PHONY: attribution-gt
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 
@@ -129,8 +157,8 @@ attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attributi
 CF_IMDB ?= 500
 #: CF_NEWSGROUPS -- Newsgroups test posts (paper: the whole split; 1000 keep notebook 22 under an hour on 2 CPU cores)
 CF_NEWSGROUPS ?= 1000
-$(REPORTS)/12_counterfactual_editors.ipynb: NB_PARAMS =
-$(REPORTS)/22_counterfactual_feedback.ipynb: NB_PARAMS = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF_NEWSGROUPS)
+NB_PARAMS_12_counterfactual_editors =
+NB_PARAMS_22_counterfactual_feedback = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF_NEWSGROUPS)
 .PHONY: cf-feedback
 cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
 

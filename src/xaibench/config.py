@@ -42,13 +42,22 @@ def use_profile(name: str) -> Profile:
     """Activate a profile for this process and its children (notebooks call it first).
 
     Under any profile other than ``full``, figures, tables and trained models are written below
-    ``reports/<profile>/`` so that smoke runs never overwrite the committed results.
+    ``reports/<profile>/`` so that smoke runs never overwrite the committed results.  In a notebook it
+    first checks the notebook's parameters and ``XAIBENCH_DEVICE`` / ``XAIBENCH_THREADS``
+    (:func:`check_notebook_parameters`), so a bad value fails before any work, also when the notebook is
+    run with papermill directly.
     """
     import os
 
     from .progress import in_kernel, quiet_library_bars
 
     prof = get_profile(name)
+    if in_kernel():  # the notebook's parameters, as papermill injected them: check them before any work
+        from IPython import get_ipython
+
+        check_notebook_parameters(get_ipython().user_ns)
+    else:
+        check_notebook_parameters({})
     os.environ["XAIBENCH_PROFILE"] = prof.name
     if in_kernel():
         quiet_library_bars()  # no download/loading bars in executed notebooks
@@ -79,18 +88,79 @@ def show_quick_banner() -> None:
         print(QUICK_BANNER, flush=True)
 
 
-def parse_seeds(seeds: Any) -> list[int]:
-    """Accept ``"42 43"``, ``"42,43"``, ``42`` or ``[42, 43]`` (what Make/papermill pass)."""
-    if isinstance(seeds, int):
-        return [seeds]
-    if isinstance(seeds, str):
+def parse_seeds(seeds: Any, name: str = "SEEDS") -> list[int]:
+    """Accept ``"42 43"``, ``"42,43"``, ``42`` or ``[42, 43]`` (what Make/papermill pass): one or more
+    integers >= 0.  ``name`` is the Make variable named in the error message."""
+    if isinstance(seeds, bool):
+        parts: list[Any] = [seeds]
+    elif isinstance(seeds, int):
+        parts = [seeds]
+    elif isinstance(seeds, str):
         parts = seeds.replace(",", " ").split()
     else:
         parts = list(seeds)
-    try:
-        out = [int(p) for p in parts]
-    except ValueError as e:
-        raise ValueError(f"could not read seeds from {seeds!r}: use integers, e.g. SEEDS=\"42 43\"") from e
-    if not out:
-        raise ValueError("no seeds given; e.g. SEEDS=\"42 43 44 45 46\"")
+    out = []
+    for p in parts:
+        try:
+            if isinstance(p, bool) or (isinstance(p, float) and not p.is_integer()):
+                raise ValueError(p)
+            out.append(int(p))
+        except (TypeError, ValueError):
+            out = []
+            break
+    if not parts:
+        raise ValueError(f"{name}={seeds!r} gives no seeds: use one or more integers >= 0, "
+                         f'e.g. {name}="42 43 44 45 46"')
+    if len(out) != len(parts) or any(s < 0 for s in out):
+        raise ValueError(f"{name}={seeds!r} is not a list of seeds: use integers >= 0 separated by spaces, "
+                         f'e.g. {name}="42 43"')
     return out
+
+
+def positive_int(value: Any, name: str) -> int:
+    """``value`` as an integer >= 1 (``"500"``, ``500``), else a ``ValueError`` naming ``name``."""
+    try:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError(value)
+        n = int(str(value).strip()) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if n < 1:
+        raise ValueError(f"{name}={value!r} is not a positive integer: use an integer >= 1, e.g. {name}=500")
+    return n
+
+
+def check_profile(value: Any, name: str = "PROFILE", allowed: tuple[str, ...] = ("full", "quick")) -> str:
+    """``value`` if it is one of ``allowed`` profiles, else a ``ValueError`` naming ``name``."""
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not a run profile: use one of {' | '.join(allowed)}")
+    return str(value)
+
+
+#: notebook parameters (as papermill injects them) checked by :func:`check_notebook_parameters`:
+#: parameter -> (Make variable(s) that set it, check)
+NOTEBOOK_PARAMETERS = {
+    "seeds": ("SEEDS / INCLUSIVE_SEEDS / ATTR_GT_SEEDS", parse_seeds),
+    "seed": ("SEEDS (its first seed)", parse_seeds),
+    "n_imdb": ("CF_IMDB", positive_int),
+    "n_newsgroups": ("CF_NEWSGROUPS", positive_int),
+}
+
+
+def check_notebook_parameters(params: dict[str, Any]) -> None:
+    """Fail fast, before any work, on a notebook parameter no run can use (seeds that are not integers
+    >= 0, sample sizes < 1) and on invalid ``XAIBENCH_DEVICE`` / ``XAIBENCH_THREADS``.  ``params``: the
+    notebook's namespace (only the names of :data:`NOTEBOOK_PARAMETERS` are read).  The errors name the
+    notebook parameter and the Make variable that sets it."""
+    import os
+
+    from .device import check_device, check_threads
+
+    check_device(os.environ.get("XAIBENCH_DEVICE"))
+    check_threads(os.environ.get("XAIBENCH_THREADS"))
+    for param, (make_var, check) in NOTEBOOK_PARAMETERS.items():
+        if param in params:
+            try:
+                check(params[param], param)
+            except ValueError as e:
+                raise ValueError(f"notebook parameter {e} (set by make's {make_var})") from None

@@ -1,7 +1,7 @@
 """Which torch device the project computes on.
 
-``XAIBENCH_DEVICE`` chooses: ``auto`` (default: CUDA when a GPU is visible, else CPU), ``cpu`` or
-``cuda``.  Every model, explainer and training loop asks :func:`torch_device` instead of deciding
+``XAIBENCH_DEVICE`` chooses: ``auto`` (default: CUDA when a GPU is visible, else CPU), ``cpu``,
+``cuda`` or ``cuda:N`` (the N-th GPU).  Every model, explainer and training loop asks :func:`torch_device` instead of deciding
 for itself, so one variable moves the whole project.
 
 ``XAIBENCH_THREADS`` (default 2) is the number of torch CPU threads used for training and
@@ -17,25 +17,34 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 CHOICES = ("auto", "cpu", "cuda")
+CUDA_INDEX = re.compile(r"cuda:(\d+)")
 DEFAULT_THREADS = 2
+
+
+def check_threads(raw: Any) -> int:
+    """``raw`` (a value of ``XAIBENCH_THREADS``; empty: the default) as a thread count >= 1, else a
+    ``ValueError`` naming the variable, the value and what is allowed."""
+    text = str(DEFAULT_THREADS if raw is None or str(raw).strip() == "" else raw).strip()
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"XAIBENCH_THREADS={text!r} is not a positive integer: use an integer >= 1, "
+                         f"e.g. XAIBENCH_THREADS={DEFAULT_THREADS}")
+    return n
 
 
 def thread_count() -> int:
     """Torch CPU threads selected by ``XAIBENCH_THREADS`` (default :data:`DEFAULT_THREADS`)."""
-    raw = (os.environ.get("XAIBENCH_THREADS") or str(DEFAULT_THREADS)).strip()
-    try:
-        n = int(raw)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise ValueError(f"XAIBENCH_THREADS={raw!r} is not a positive integer; use e.g. XAIBENCH_THREADS=2")
-    return n
+    return check_threads(os.environ.get("XAIBENCH_THREADS"))
 
 
 def pin_threads() -> int:
@@ -67,12 +76,18 @@ def torch_threads(n: int):
             torch.set_num_threads(old)
 
 
-def device_choice() -> str:
-    choice = (os.environ.get("XAIBENCH_DEVICE") or "auto").strip().lower()
-    if choice not in CHOICES:
-        raise ValueError(f"XAIBENCH_DEVICE={choice!r} is not understood; use one of {', '.join(CHOICES)} "
+def check_device(raw: Any) -> str:
+    """``raw`` (a value of ``XAIBENCH_DEVICE``; empty: ``auto``) normalised, else a ``ValueError``
+    naming the variable, the value and what is allowed."""
+    choice = (str(raw) if raw is not None else "").strip().lower() or "auto"
+    if choice not in CHOICES and not CUDA_INDEX.fullmatch(choice):
+        raise ValueError(f"XAIBENCH_DEVICE={choice!r} is not understood; use one of {', '.join(CHOICES)}, cuda:N "
                          "(e.g. XAIBENCH_DEVICE=cpu)")
     return choice
+
+
+def device_choice() -> str:
+    return check_device(os.environ.get("XAIBENCH_DEVICE"))
 
 
 def torch_device():
@@ -83,9 +98,13 @@ def torch_device():
     if choice == "cpu":
         return torch.device("cpu")
     if torch.cuda.is_available():
-        return torch.device("cuda")
-    if choice == "cuda":
-        raise RuntimeError("XAIBENCH_DEVICE=cuda but torch sees no CUDA device; unset it or use "
+        index = CUDA_INDEX.fullmatch(choice)
+        if index and int(index.group(1)) >= torch.cuda.device_count():
+            raise RuntimeError(f"XAIBENCH_DEVICE={choice} but torch sees {torch.cuda.device_count()} CUDA "
+                               "device(s), numbered from 0; use XAIBENCH_DEVICE=cuda or a smaller index")
+        return torch.device(choice if index else "cuda")
+    if choice != "auto":
+        raise RuntimeError(f"XAIBENCH_DEVICE={choice} but torch sees no CUDA device; unset it or use "
                            "XAIBENCH_DEVICE=cpu")
     return torch.device("cpu")
 

@@ -29,11 +29,24 @@ Refreshing a committed report without rerunning its experiments (``python -m xai
     changes copied, ``claims`` cells executed on their own in a fresh kernel -- and records what it
     did under ``metadata.xaibench.synced``.  Any other change to a code cell is refused with the
     cell's number and the ``make`` target that reruns the notebook.
+
+Rerunning a report when its parameters change (``python -m xaibench.reports params``)
+    ``make`` reruns a report when the parameters it would run with (``-p NAME VALUE``, the profile
+    included) differ from those the report records (``metadata.papermill.parameters``), not only when
+    its notebook or the data are newer.  Each report has a parameter stamp (``data/cache/params/``,
+    not committed) that :func:`refresh_param_stamp` brings up to date on every ``make`` run: newer than
+    the report when the parameters differ (and a notice says what the rerun replaces and how to restore
+    the committed report), else no newer than the report -- so a fresh clone, whose files carry
+    arbitrary times, does not rerun a report whose recorded parameters are the requested ones.
+    ``python -m xaibench.reports check NAME=value ...`` checks the Make parameters before any of this
+    (:func:`check_make_params`).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import sys
 import re
 from pathlib import Path
 from typing import Any
@@ -288,6 +301,129 @@ def refresh_claims(papers: list[str] | None = None, readme: Path | None = None) 
     return wrote
 
 
+# ---- parameters of a run: reruns and checks ---------------------------------------------------
+def papermill_value(text: str) -> Any:
+    """``text`` typed as ``papermill -p NAME TEXT`` types it: int, float, ``True``/``False``/``None``, else str."""
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"True": True, "False": False, "None": None}.get(text, text)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether two parameter values mean the same run: ``42`` and ``"42"``, ``"42 43"`` and ``"42  43"``."""
+    return " ".join(str(a).split()) == " ".join(str(b).split())
+
+
+def recorded_parameters(report: str | os.PathLike) -> dict[str, Any] | None:
+    """The parameters papermill recorded in ``report`` (``None``: no report, or none recorded)."""
+    try:
+        meta = json.loads(Path(report).read_text(encoding="utf-8")).get("metadata", {})
+    except (OSError, ValueError):
+        return None
+    params = (meta.get("papermill") or {}).get("parameters")
+    return params if isinstance(params, dict) else None
+
+
+def parameter_changes(recorded: dict[str, Any], requested: dict[str, str]) -> dict[str, tuple[Any, Any]]:
+    """``{name: (recorded, requested)}`` for each parameter whose value differs (``None``: not given)."""
+    out = {}
+    for name in sorted({*recorded, *requested}):
+        old = recorded.get(name)
+        new = papermill_value(requested[name]) if name in requested else None
+        if (name in recorded) != (name in requested) or not _same_value(old, new):
+            out[name] = (old, new)
+    return out
+
+
+def refresh_param_stamp(report: str | os.PathLike, stamp: str | os.PathLike, requested: dict[str, str],
+                        notice=None) -> str:
+    """Bring the parameter ``stamp`` of ``report`` up to date for a run with the ``requested`` parameters
+    (``{name: text}``, as ``papermill -p`` gets them).  Returns ``"missing"`` (no report: it is run
+    anyway), ``"changed"`` (the stamp is now newer than the report, so make reruns it; ``notice`` -- by
+    default a print to stderr -- says what the rerun replaces) or ``"same"`` (the stamp exists and is
+    no newer than the report; also when the report records no parameters)."""
+    report, stamp = Path(report), Path(stamp)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(requested, sort_keys=True) + "\n"
+    if not report.is_file():
+        stamp.write_text(text)
+        return "missing"
+    recorded = recorded_parameters(report)
+    changes = parameter_changes(recorded, requested) if recorded is not None else {}
+    if changes:
+        stamp.write_text(text)
+        os.utime(stamp, ns=(report.stat().st_atime_ns, max(report.stat().st_mtime_ns + 1, _now_ns())))
+        show = lambda v: "(not given)" if v is None else repr(v)  # noqa: E731
+        what = "; ".join(f"{k}: {show(o)} -> {show(n)}" for k, (o, n) in changes.items())
+        (notice or (lambda m: print(m, file=sys.stderr, flush=True)))(
+            f"{report} was run with other parameters ({what}): rerunning it replaces it. "
+            f"To get the committed report back afterwards: git checkout -- {report}")
+        return "changed"
+    if not stamp.is_file() or stamp.read_text() != text:
+        stamp.write_text(text)
+    st = report.stat()
+    if stamp.stat().st_mtime_ns > st.st_mtime_ns:
+        os.utime(stamp, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return "same"
+
+
+def _now_ns() -> int:
+    import time
+
+    return time.time_ns()
+
+
+#: the Make parameters :func:`check_make_params` knows
+MAKE_PARAMS = ("PROFILE", "SEEDS", "INCLUSIVE_SEEDS", "ATTR_GT_SEEDS", "MODEL", "MODELS", "ABSA_MODEL", "TASKS",
+               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS")
+
+
+def check_make_param(name: str, value: str) -> None:
+    """Raise a ``ValueError`` naming ``name``, ``value`` and what is allowed when a run cannot use it."""
+    from .config import check_profile, parse_seeds, positive_int
+    from .data.cebab import check_tasks
+    from .device import check_device, check_threads
+    from .models.zoo import check_model
+
+    if name == "PROFILE":
+        check_profile(value)
+    elif name.endswith("SEEDS"):
+        parse_seeds(value, name)
+        if "," in value:
+            raise ValueError(f"{name}={value!r}: separate the seeds by spaces, e.g. {name}=\"42 43\"")
+    elif name in ("MODEL", "ABSA_MODEL"):
+        check_model(value, name)
+    elif name == "MODELS":
+        if not value.split():
+            raise ValueError(f"{name}={value!r} names no model: use e.g. {name}=\"minilm lstm\"")
+        for m in value.split():
+            check_model(m, name)
+    elif name == "TASKS":
+        check_tasks(value, name)
+    elif name in ("CF_IMDB", "CF_NEWSGROUPS"):
+        positive_int(value, name)
+    elif name == "XAIBENCH_DEVICE":
+        check_device(value)
+    elif name == "XAIBENCH_THREADS":
+        check_threads(value)
+    else:
+        raise ValueError(f"unknown parameter {name}; known: {', '.join(MAKE_PARAMS)}")
+
+
+def check_make_params(values: dict[str, str]) -> list[str]:
+    """The error message of every bad value in ``values`` (``{NAME: value}``; empty list: all good)."""
+    errors = []
+    for name, value in values.items():
+        try:
+            check_make_param(name, value)
+        except ValueError as e:
+            errors.append(str(e))
+    return errors
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m xaibench.reports", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -302,6 +438,13 @@ def main(argv: list[str] | None = None) -> None:
                                        "and the README status section")
     cl.add_argument("papers", nargs="*", help="papers (default: all)")
     sub.add_parser("readme-status", help="print the README status section generated from the claims tables")
+    pa = sub.add_parser("params", help="refresh the parameter stamp STAMP of REPORT for a run with the given "
+                                       "papermill parameters (newer than REPORT only when they differ from its own)")
+    pa.add_argument("report")
+    pa.add_argument("stamp")
+    pa.add_argument("-p", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"), dest="params")
+    ch = sub.add_parser("check", help="check Make parameters (NAME=value ...) before any run")
+    ch.add_argument("assignments", nargs="*", metavar="NAME=value")
     args = ap.parse_args(argv)
     if args.cmd == "finalize":
         print(f"wrote {finalize(args.tmp, args.dest)}")
@@ -321,6 +464,16 @@ def main(argv: list[str] | None = None) -> None:
         from .evaluation.claims import readme_status
 
         print(readme_status())
+    elif args.cmd == "params":
+        refresh_param_stamp(args.report, args.stamp, dict(args.params))
+    elif args.cmd == "check":
+        pairs = [a.partition("=") for a in args.assignments]
+        bad = [a for a, (_, eq, _) in zip(args.assignments, pairs) if not eq]
+        if bad:
+            ap.error(f"check takes NAME=value arguments, got {bad[0]!r}")
+        errors = check_make_params({k: v for k, _, v in pairs})
+        if errors:
+            raise SystemExit("\n".join(f"error: {e}" for e in errors))
 
 
 if __name__ == "__main__":

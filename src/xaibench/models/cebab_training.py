@@ -25,7 +25,7 @@ from ..data.cebab import ABSA_LABELS, NUM_CLASSES
 from ..io import write_json
 from .registry import load_model
 from .training import macro_f1
-from .zoo import build, model_dir, slug
+from .zoo import build, check_model, model_dir, slug
 
 LARGEST_TRAIN = 11728
 PAPER_MIN_EPOCHS = 5
@@ -105,6 +105,7 @@ def train_cebab(model: str, task: str, split: str = "exclusive", seed: int = 42,
             clf = load_model(folder)
             return TrainedModel(AspectSentimentModel(clf) if task == "absa" else clf, metrics, folder)
 
+    check_model(model)  # before loading any data: a model no run can build fails here, by name
     tr, dev, te = _frames(task, split, prof)
     kw: dict[str, Any] = {}
     if model not in ("lstm", "logreg", "cnn"):

@@ -85,6 +85,17 @@ def check_task(task: str) -> str:
     return task
 
 
+def check_tasks(tasks: Any, name: str = "TASKS") -> list[str]:
+    """The tasks in ``tasks`` (``"binary ternary 5-way"`` or a list; canonical names only, as they name
+    model folders and tables), else a ValueError naming ``name`` (the Make variable) and the known tasks."""
+    got = str(tasks).split() if isinstance(tasks, str) else [str(t) for t in tasks]
+    bad = [t for t in got if t not in TASKS]
+    if bad or not got:
+        why = f"unknown task {bad[0]!r}" if bad else "no task given"
+        raise ValueError(f"{name}={' '.join(got)!r}: {why}; use one or more of {' '.join(TASKS)}")
+    return got
+
+
 def task_of_classes(n_classes: int) -> str:
     """The task whose models have ``n_classes`` outputs (2 -> binary, 3 -> ternary, 5 -> 5-way)."""
     for t, k in NUM_CLASSES.items():
@@ -128,5 +139,5 @@ __all__ = [
     "LABEL_MAPS", "LABEL_NAMES", "NO_MAJORITY", "CONCEPT_VALUES", "ASPECT_VALUES", "ABSA_LABELS", "SHORT",
     "DIRECTIONS", "PAPER_DIRECTIONS", "PAIR_TYPES", "PAIR_KINDS", "CONTROL_CONCEPTS", "PAPER_MODEL",
     "REVIEW_VALUES", "ASPECT_CANON", "REQUIRED_FIELDS", "METADATA_FIELDS", "COLUMNS",
-    "check_task", "task_of_classes", "task_label", "direction_name", "pair_type",
+    "check_task", "check_tasks", "task_of_classes", "task_label", "direction_name", "pair_type",
 ]

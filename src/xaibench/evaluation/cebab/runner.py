@@ -177,7 +177,20 @@ def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = E
 def run_all(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int], explainers: Sequence[str] = EXPLAINERS,
             profile: str | Profile = "full", absa_model: str | None = "minilm", run_missing: bool = True,
             causalm_baseline: str = "factual") -> pd.DataFrame:
-    """Notebook 20's pipeline: run what is missing (``run_missing``), then load every per-pair result."""
+    """Notebook 20's pipeline: run what is missing (``run_missing``), then load every per-pair result.
+
+    The models, tasks and seeds are checked first, so that a bad value fails before any work."""
+    from ...config import parse_seeds
+    from ...data.cebab import check_tasks
+    from ...models.zoo import check_model
+
+    check_tasks(list(tasks))
+    parse_seeds(list(seeds))
+    if run_missing:
+        for m in models:
+            check_model(m, "MODELS")
+        if absa_model:
+            check_model(absa_model, "ABSA_MODEL")
     if run_missing:
         for m in models:
             for t in tasks:

@@ -44,10 +44,12 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     """
     import time
 
+    from ...config import positive_int
     from ...data.cf_data import sample_test
     from ...explainers.counterfactual import build_editor
     from ...models.cf_predictors import get_predictor, max_words as model_max_words
 
+    positive_int(n_texts, "n_texts")  # before the predictor is trained: a sample needs one text or more
     key = _key(d=dataset, e=editor, n=n_texts, s=n_steps, seed=seed, p=predictor, mw=max_words, mt=max_train,
                lm=lm_max_texts, v=1)
     out = paths.results_dir() / "cf_feedback" / f"{dataset}_{editor}_{key}.parquet"
@@ -152,6 +154,7 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     """
     import time
 
+    from ...config import positive_int
     from ...data.cf_data import sample_test
     from ...explainers.counterfactual.mice import MiCE
     from ...explainers.counterfactual.mlm import train_mlm_infiller
