@@ -137,3 +137,127 @@ def test_claims_target_runs_the_claims_cli():
                      r"claims cell of each committed report and the README status section$", MAKEFILE, flags=re.M)
     lines = [li for li in _make("-n", "-B", "claims").splitlines() if "xaibench" in li]
     assert lines and lines[-1].endswith("-m xaibench.reports claims")
+
+
+# ---- parameters: reruns when they change, checks before any work ------------------------------
+REPORT = "reports/full/23_counterfactual_faithfulness.ipynb"
+OLD, NEW = 1_700_000_000, 1_710_000_000  # file times: sources and data, then the report
+
+
+def _scratch(tmp_path: Path, params: dict | None = None) -> Path:
+    """A project with the Makefile, notebook 23 and its report (recorded with ``params``), every source
+    older than the report, and a `python` that records papermill runs instead of running them."""
+    import json
+
+    for rel in ("Makefile", "pyproject.toml", "notebooks/23_counterfactual_faithfulness.ipynb", REPORT,
+                "src/xaibench/resources/checksums.sha256"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, tmp_path / rel)
+    if params is not None:
+        nb = json.loads((tmp_path / REPORT).read_text())
+        nb["metadata"]["papermill"]["parameters"] = params
+        (tmp_path / REPORT).write_text(json.dumps(nb))
+    cksum = subprocess.run("cksum < pyproject.toml", shell=True, cwd=tmp_path, capture_output=True,
+                           text=True).stdout.split()[0]
+    for rel in ("data/raw/.fetched", f".venv/.installed-{cksum}"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).touch()
+    fake = tmp_path / "python"
+    fake.write_text(f'#!/bin/bash\nif [ "$2" = papermill ]; then echo "$*" >> {tmp_path}/papermill.log; exit 0; fi\n'
+                    f'if [ "$3" = finalize ]; then exit 0; fi\nexec {shlex.quote(__import__("sys").executable)} "$@"\n')
+    fake.chmod(0o755)
+    for f in tmp_path.rglob("*"):
+        if f.is_file():
+            import os
+
+            os.utime(f, (OLD, NEW if f == tmp_path / REPORT else OLD))
+    return tmp_path
+
+
+def _run(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", **(env or {})}
+    return subprocess.run(["make", "--no-print-directory", f"PY={cwd / 'python'}", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _papermill_runs(out: subprocess.CompletedProcess) -> list[str]:
+    return [li for li in out.stdout.splitlines() if " -m papermill " in li]
+
+
+def test_a_report_recorded_with_other_parameters_is_rerun_and_the_notice_says_what_it_replaces(tmp_path):
+    """After `make faithfulness`, `make faithfulness SEEDS=43` used to print "Nothing to be done"."""
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
+    for same in ([], ["SEEDS=42  43 44 45 46"]):
+        out = _run(cwd, "-n", REPORT, *same)
+        assert out.returncode == 0, out.stderr
+        assert not _papermill_runs(out), f"rerun although the parameters ({same}) are the recorded ones:\n{out.stdout}"
+        assert "rerunning it replaces it" not in out.stderr
+    out = _run(cwd, "-n", REPORT, "SEEDS=43")
+    assert out.returncode == 0, out.stderr
+    runs = _papermill_runs(out)
+    assert len(runs) == 1 and shlex.split(runs[0])[-6:] == ["-p", "profile", "full", "-p", "seeds", "43"]
+    assert REPORT in out.stderr and "'42 43 44 45 46' -> 43" in out.stderr
+    assert f"git checkout -- {REPORT}" in out.stderr
+    # the profile is a parameter too, and a parameter the report does not record
+    cwd2 = _scratch(tmp_path / "p", {"profile": "quick", "seeds": "42 43 44 45 46"})
+    assert _papermill_runs(_run(cwd2, "-n", REPORT))
+
+
+def test_a_report_recorded_with_the_requested_parameters_is_kept_whatever_the_file_times(tmp_path):
+    """A fresh clone: the committed report records the requested parameters, and its stamp (left by an
+    earlier run, or absent) may be newer than the report."""
+    import os
+
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
+    stamp = cwd / "data/cache/params/full/23_counterfactual_faithfulness.params"
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text("{}\n")
+    os.utime(stamp, (NEW + 100, NEW + 100))
+    out = _run(cwd, "faithfulness")  # a real run (papermill is recorded, not run)
+    assert out.returncode == 0, out.stderr
+    assert not (cwd / "papermill.log").exists(), "rerun although the parameters are the recorded ones"
+    assert stamp.stat().st_mtime <= (cwd / REPORT).stat().st_mtime
+    out = _run(cwd, "faithfulness", "SEEDS=43")
+    assert out.returncode == 0, out.stderr
+    assert "-p seeds 43" in (cwd / "papermill.log").read_text(), "a real run with other seeds must rerun"
+
+
+def test_every_target_specific_parameter_reaches_the_stamp():
+    """The stamp compares exactly what papermill gets: for each report, `make -n -B` prints the same
+    `-p` list on its stamp line and its papermill line."""
+    text = _make("-n", "-B", "all", "MODEL=lstm", "SEEDS=42 43", "CF_IMDB=300")
+    stamps = {}
+    for line in text.splitlines():
+        if "-m xaibench.reports params " in line:
+            cmd = shlex.split(line.split("then ", 1)[1].split(";")[0])
+            stamps[Path(cmd[4]).name] = cmd[6:]
+    runs = {}
+    for cmd in [shlex.split(li) for li in text.splitlines() if " -m papermill " in li]:
+        i = cmd.index("--progress-bar")
+        runs[Path(cmd[i - 5]).name.removesuffix(".tmp.ipynb")] = cmd[i + 1:]
+    assert len(runs) >= 19 and stamps == runs
+    assert stamps["22_counterfactual_feedback.ipynb"] == ["-p", "profile", "full", "-p", "n_imdb", "300",
+                                                          "-p", "n_newsgroups", "1000"]
+
+
+@pytest.mark.parametrize("assignment,name", [("SEEDS=abc", "SEEDS"), ("CF_IMDB=-1", "CF_IMDB"),
+                                             ("MODEL=nonexistent", "MODEL"), ("XAIBENCH_THREADS=0", "XAIBENCH_THREADS"),
+                                             ("PROFILE=fast", "PROFILE"), ("TASKS=4-way", "TASKS")])
+def test_a_bad_parameter_stops_make_before_any_notebook(tmp_path, assignment, name):
+    import time
+
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "1"})  # out of date: would run without the check
+    t = time.time()
+    out = _run(cwd, "faithfulness", assignment)
+    assert out.returncode != 0 and time.time() - t < 60
+    assert not (cwd / "papermill.log").exists(), "a notebook ran with a bad parameter"
+    assert f"{assignment.split('=')[0]}='{assignment.split('=', 1)[1]}'" in out.stderr, out.stderr
+    assert name in out.stderr
+
+
+def test_make_dry_run_with_a_bad_parameter_fails():
+    out = subprocess.run(["make", "--no-print-directory", "-n", "faithfulness", "SEEDS=abc"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "SEEDS='abc'" in out.stderr and "integers >= 0" in out.stderr
