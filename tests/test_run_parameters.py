@@ -153,3 +153,23 @@ def test_the_stamp_is_newer_than_the_report_only_when_the_parameters_differ(tmp_
     assert str(rep) in err and "seeds: '42 43' -> 43" in err and f"git checkout -- {rep}" in err
     assert reports.refresh_param_stamp(tmp_path / "missing.ipynb", stamp, {"profile": "full"}) == "missing"
     assert stamp.is_file()
+
+
+def test_a_notebook_run_directly_with_papermill_stops_at_a_bad_parameter(tmp_path, monkeypatch):
+    """No Makefile check here: use_profile, the notebook's first call, reads the injected parameters."""
+    import nbformat
+    import papermill as pm
+
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    params = nbformat.v4.new_code_cell('profile = "full"\nn_imdb = 500\nseeds = "42"')
+    params.metadata["tags"] = ["parameters"]
+    nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(
+        "from xaibench.config import use_profile\nprof = use_profile(profile)\nprint('the work starts')")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src = tmp_path / "nb.ipynb"
+    nbformat.write(nb, src)
+    with pytest.raises(pm.PapermillExecutionError, match=r"n_imdb=-1 is not a positive integer.*CF_IMDB"):
+        pm.execute_notebook(str(src), str(tmp_path / "out.ipynb"), parameters={"profile": "quick", "n_imdb": -1},
+                            kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    outputs = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells[-1].outputs
+    assert not [o for o in outputs if o.output_type == "stream" and "the work starts" in o.text]
