@@ -1,0 +1,381 @@
+"""Every computed cache is read through one reader: a truncated or half-written entry is reported by
+name (a ``RuntimeWarning``), removed and recomputed, never returned and never a crash; a run killed
+between the parts of a result never pairs one run's parts with another's; leftovers of a killed write
+are removed on the next run.  The expensive computations are replaced by tiny deterministic fakes."""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench import io, paths
+
+
+class Killed(BaseException):
+    """Stands for the process being killed in the middle of a write."""
+
+
+@pytest.fixture()
+def dirs(tmp_path, monkeypatch):
+    out = {k: tmp_path / k for k in ("results", "cache", "models")}
+    monkeypatch.setattr(paths, "results_dir", lambda: out["results"])
+    monkeypatch.setattr(paths, "cache_dir", lambda: out["cache"])
+    monkeypatch.setattr(paths, "models_dir", lambda: out["models"])
+    return out
+
+
+def _truncate(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: max(1, len(data) // 3)])
+
+
+def _only(folder, pattern):
+    hits = [p for p in folder.rglob(pattern) if not p.name.startswith(".")]
+    assert len(hits) == 1, f"expected one {pattern} under {folder}, found {hits}"
+    return hits[0]
+
+
+def _kill_on_write(monkeypatch, n: int):
+    """Make the ``n``-th parquet write from now on raise :class:`Killed` (the writes before it succeed)."""
+    real = pd.DataFrame.to_parquet
+    calls = {"n": 0}
+
+    def to_parquet(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == n:
+            raise Killed()
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", to_parquet)
+    return lambda: monkeypatch.setattr(pd.DataFrame, "to_parquet", real)
+
+
+# ---------------------------------------------------------------------------------------------
+# the shared reader
+# ---------------------------------------------------------------------------------------------
+def test_read_or_rebuild_names_removes_and_rebuilds_a_damaged_file(tmp_path):
+    path = tmp_path / "c.npy"
+    built = []
+
+    def build():
+        built.append(1)
+        with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            np.save(fh, np.arange(5))
+        return np.arange(5)
+
+    def read(p):
+        return np.load(p, allow_pickle=False)
+
+    np.testing.assert_array_equal(io.read_or_rebuild(path, read, build), np.arange(5))
+    np.testing.assert_array_equal(io.read_or_rebuild(path, read, build), np.arange(5))
+    assert len(built) == 1
+    _truncate(path)
+    with pytest.warns(RuntimeWarning, match=str(path)):
+        np.testing.assert_array_equal(io.read_or_rebuild(path, read, build), np.arange(5))
+    assert len(built) == 2
+    np.testing.assert_array_equal(read(path), np.arange(5))  # the rebuilt file is whole
+
+
+def test_read_or_rebuild_removes_leftovers_of_a_killed_write(tmp_path):
+    path = tmp_path / "c.bin"
+    leftover, old = tmp_path / ".c.bin.k3j2.tmp", tmp_path / ".c.bin.old"
+    other = tmp_path / ".other.bin.x1.tmp"  # another cache's write, maybe still running: left alone
+    for p in (leftover, old, other):
+        p.write_bytes(b"half")
+    assert io.read_or_rebuild(path, lambda p: p.read_bytes(), lambda: io.write_bytes(path, b"x").read_bytes()) == b"x"
+    assert not leftover.exists() and not old.exists() and other.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.: image runs (three tables, one unit)
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture()
+def images(dirs, monkeypatch):
+    from xaibench.data import birds
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+
+    monkeypatch.setattr(birds, "load_classes", lambda species: {})
+    calls = []
+
+    def run_one(imgs, pair, manip, r, seed, cfg, track=False):
+        calls.append(seed)
+        summary = {"pair": "/".join(pair), "manip": manip.name(), "r": r, "seed": seed, "epochs": cfg.epochs,
+                   "test_acc": 0.5 + cfg.epochs / 100}
+        final = pd.DataFrame({"method": ["gradient"], "attr_pct": [float(cfg.epochs)], "seed": [seed]})
+        tr = pd.DataFrame({"epoch": [1], "attr_pct": [float(cfg.epochs)]}) if track else pd.DataFrame()
+        return summary, final, tr
+
+    monkeypatch.setattr(ir, "run_one", run_one)
+    plan = ir.ImagePlan(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
+                        kinds=("watermark",))
+    return ir, plan, calls
+
+
+def test_image_runs_reuse_and_a_truncated_table_is_recomputed(images, dirs):
+    ir, plan, calls = images
+    cfg = ir.ImageConfig(epochs=3)
+    first = ir.run_images(cfg, plan)
+    n = len(calls)
+    again = ir.run_images(cfg, plan)
+    assert len(calls) == n  # reused
+    pd.testing.assert_frame_equal(again["images_attr"], first["images_attr"])
+    attr = _only(dirs["results"], "images_attr*.parquet")
+    _truncate(attr)
+    with pytest.warns(RuntimeWarning, match=attr.parent.name):
+        got = ir.run_images(cfg, plan)
+    assert len(calls) == 2 * n  # recomputed
+    for k in ("images_runs", "images_attr", "images_track"):
+        pd.testing.assert_frame_equal(got[k], first[k])
+
+
+def test_image_runs_killed_between_tables_never_mix_runs(images, dirs, monkeypatch):
+    ir, plan, calls = images
+    ir.run_images(ir.ImageConfig(epochs=3), plan)
+    restore = _kill_on_write(monkeypatch, 2)  # the new configuration's second table is never written
+    with pytest.raises(Killed):
+        ir.run_images(ir.ImageConfig(epochs=7), plan)
+    restore()
+    got = ir.run_images(ir.ImageConfig(epochs=7), plan)
+    assert (got["images_attr"]["attr_pct"] == 7.0).all()  # this configuration's attributions ...
+    assert (got["images_runs"]["epochs"] == 7).all()      # ... with this configuration's models
+    assert set(got["images_attr"]["seed"]) == set(got["images_runs"]["seed"])
+    old = ir.run_images(ir.ImageConfig(epochs=3), plan)   # the first configuration is still whole
+    assert (old["images_attr"]["attr_pct"] == 3.0).all()
+
+
+def test_image_store_leftovers_are_removed_on_the_next_run(images, dirs):
+    ir, plan, calls = images
+    ir.run_images(ir.ImageConfig(epochs=3), plan)
+    folder = ir.images_store().folder
+    leftover = folder / ".0123456789abcdef.x8y.tmp"
+    leftover.mkdir()
+    (leftover / "images_runs.parquet").write_bytes(b"PAR1")
+    ir.run_images(ir.ImageConfig(epochs=3), plan)
+    assert not leftover.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.: text attention and rationale runs
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture()
+def text(dirs, monkeypatch):
+    from xaibench.evaluation.attribution_gt import text_runner as tr
+
+    calls = []
+
+    def run_attention(df, cfg):
+        calls.append("attention")
+        for kind in cfg.kinds:  # the first run's model of each dataset is saved beside the table
+            d = tr.attention_model_dir(kind, cfg.seeds[0], cfg)
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "config.json").write_text("{}")
+        return pd.DataFrame({"dataset": list(cfg.kinds), "method": "attention", "corr": float(cfg.hidden)}), {}
+
+    def run_rationales(df, cfg):
+        calls.append("rationales")
+        return pd.DataFrame({"dataset": ["article"], "model": ["rl"], "rate": [float(cfg.rationale_epochs)]})
+
+    monkeypatch.setattr(tr, "run_attention", run_attention)
+    monkeypatch.setattr(tr, "run_rationales", run_rationales)
+    return tr, calls
+
+
+@pytest.mark.parametrize("table", ["attention", "rationales"])
+def test_text_runs_truncated_table_is_named_and_recomputed(text, dirs, table):
+    tr, calls = text
+    cfg = tr.TextConfig.for_profile("quick")
+    first = tr.run_text(None, cfg)
+    tr.run_text(None, cfg)
+    assert calls == ["attention", "rationales"]  # reused
+    hits = [p for p in dirs["results"].rglob("*.parquet") if f"text_{table}" in str(p)]
+    assert len(hits) == 1
+    f = hits[0]
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.parent.name if f.parent.name != "attribution_gt" else f.name):
+        got = tr.run_text(None, cfg)
+    assert calls.count(table) == 2
+    pd.testing.assert_frame_equal(got[table], first[table])
+
+
+def test_text_runs_of_another_configuration_are_never_returned(text):
+    tr, calls = text
+    quick = tr.TextConfig.for_profile("quick")
+    other = tr.TextConfig.for_profile("quick")
+    other.hidden = 32
+    assert tr.run_text(None, quick)["attention"]["corr"].eq(16.0).all()
+    assert tr.run_text(None, other)["attention"]["corr"].eq(32.0).all()
+    assert tr.run_text(None, quick)["attention"]["corr"].eq(16.0).all()  # both kept, each its own
+    assert calls.count("attention") == 2
+    # each configuration's saved models have their own folder
+    assert tr.attention_model_dir("article", 0, quick) != tr.attention_model_dir("article", 0, other)
+
+
+# ---------------------------------------------------------------------------------------------
+# Filandrianos et al.: editor chains + their statistics, fluency scores, infillers, vectors, predictors
+# ---------------------------------------------------------------------------------------------
+class _Model:
+    n_classes = 2
+    kind = "fake"
+
+    def predict_proba(self, texts):
+        return np.tile([0.3, 0.7], (len(texts), 1))
+
+
+@pytest.fixture()
+def chains(dirs, monkeypatch):
+    from xaibench.data import cf_data
+    from xaibench.evaluation.cf_feedback import metrics as cfm
+    from xaibench.evaluation.cf_feedback import runner as R
+    from xaibench.explainers import counterfactual
+    from xaibench.models import cf_predictors
+
+    calls = []
+    monkeypatch.setattr(cf_predictors, "get_predictor", lambda *a, **k: _Model())
+    monkeypatch.setattr(counterfactual, "build_editor", lambda *a, **k: object())
+    monkeypatch.setattr(cf_data, "sample_test", lambda d, n, seed=42, max_words=None: pd.DataFrame(
+        {"text": [f"text {i}" for i in range(n)], "label": [i % 2 for i in range(n)]}))
+
+    def run_chains(editor, pred, texts, n_steps=2, progress=False):
+        calls.append(n_steps)
+        return pd.DataFrame([{"text_id": i, "step": s, "text": f"{t} edit {s}", "proba": [0.3, 0.7]}
+                             for i, t in enumerate(texts) for s in range(n_steps + 1)])
+
+    monkeypatch.setattr(cfm, "run_chains", run_chains)
+    return R, calls
+
+
+@pytest.mark.parametrize("part", ["chains", "stats"])
+def test_editor_chains_damaged_part_is_named_and_recomputed(chains, dirs, part):
+    R, calls = chains
+    first, stats = R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    assert len(calls) == 1
+    hits = [p for p in dirs["results"].rglob("*.parquet" if part == "chains" else "*.json")
+            if p.name != "manifest.json"]
+    assert len(hits) == 1
+    f = hits[0]
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.parent.name if f.parent.name != "cf_feedback" else f.name):
+        got, got_stats = R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    assert len(calls) == 2
+    pd.testing.assert_frame_equal(got, first)
+    assert got_stats["n_edit_steps"] == stats["n_edit_steps"] == 6
+
+
+def test_editor_chains_of_another_setting_are_never_returned(chains):
+    R, calls = chains
+    a, _ = R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    b, _ = R.run_experiment("imdb", "mice", 3, n_steps=2, max_train=100, progress=False)
+    assert len(calls) == 2 and a["step"].max() == 2
+
+
+def test_fluency_store_truncated_is_named_and_rescored(dirs, monkeypatch):
+    from xaibench.evaluation.cf_feedback import runner as R
+    from xaibench.models import lm
+
+    scored = []
+
+    def sequence_nll(texts, model, tok):
+        scored.extend(texts)
+        return [float(len(t)) for t in texts], None
+
+    monkeypatch.setattr(lm, "load_causal_lm", lambda name, dtype="float32": (None, lambda t, **k: {"input_ids": t.split()}))
+    monkeypatch.setattr(lm, "sequence_nll", sequence_nll)
+    texts = ["a b", "ccc dd e"]
+    assert R._cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
+    assert R._cached_nll(texts, "smollm2", "float32", "imdb")[0] == {"a b": 3.0, "ccc dd e": 8.0}
+    assert len(scored) == 2  # the second call scored nothing
+    f = _only(dirs["results"], "fluency_imdb_*.parquet")
+    _truncate(f)
+    (f.parent / f".{f.name}.zz91.parquet.tmp").write_bytes(b"PAR1")  # a killed write's leftover
+    with pytest.warns(RuntimeWarning, match=f.name):
+        assert R._cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
+    assert len(scored) == 4
+    assert [p.name for p in f.parent.iterdir()] == [f.name]  # leftover removed
+    assert set(pd.read_parquet(f)["sha"]) and len(pd.read_parquet(f)) == 2
+
+
+def test_infiller_cache_damaged_is_named_and_retrained(dirs, monkeypatch):
+    from xaibench.explainers.counterfactual import mice, ngram
+
+    from tests.helpers.toy_text import NEG, POS
+
+    trained = []
+
+    def train_ngram(dataset, predictor=None, max_texts=None, seed=42):
+        trained.append(dataset)
+        return ngram.BigramLM(min_count=1).fit([t.split() for t in POS + NEG], [1] * 3 + [0] * 3)
+
+    monkeypatch.setattr(ngram, "train_ngram", train_ngram)
+    monkeypatch.setattr(mice, "_INFILLERS", {})
+    lm = mice.cached_infiller("imdb", None, 10, seed=1)
+    f = _only(dirs["cache"], "infiller_imdb_*.pkl")
+    _truncate(f)
+    monkeypatch.setattr(mice, "_INFILLERS", {})  # a new process
+    with pytest.warns(RuntimeWarning, match=f.name):
+        again = mice.cached_infiller("imdb", None, 10, seed=1)
+    assert len(trained) == 2
+    assert again.nll("a great film".split(), 1) == pytest.approx(lm.nll("a great film".split(), 1))
+    assert isinstance(pickle.loads(f.read_bytes()), ngram.BigramLM)  # rewritten whole
+
+
+def test_counterfitted_vectors_damaged_are_named_and_rebuilt(dirs, monkeypatch):
+    from xaibench import glove
+    from xaibench.explainers.counterfactual import counterfit, wordnet
+
+    from tests.helpers.toy_text import toy_vectors, toy_wordnet
+
+    v = toy_vectors()
+    monkeypatch.setattr(glove, "glove_index", lambda: {w: i for i, w in enumerate(v.words)})
+    monkeypatch.setattr(glove, "glove_matrix", lambda: v.vectors)
+    monkeypatch.setattr(wordnet, "load_wordnet", lambda folder=None: toy_wordnet())
+    first = counterfit.counterfitted_glove(n_words=10, epochs=2)
+    f = _only(dirs["cache"], "counterfit_glove50_*.npz")
+    _truncate(f)
+    leftover = f.parent / f".{f.name}.q1w2.tmp"
+    leftover.write_bytes(b"PK")
+    with pytest.warns(RuntimeWarning, match=f.name):
+        again = counterfit.counterfitted_glove(n_words=10, epochs=2)
+    assert again.words == first.words
+    np.testing.assert_allclose(again.vectors, first.vectors, atol=1e-6)
+    assert not leftover.exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert counterfit.counterfitted_glove(n_words=10, epochs=2).words == first.words  # whole again
+
+
+@pytest.fixture()
+def tiny_cf_data(dirs, monkeypatch):
+    from xaibench.data import cf_data
+
+    from tests.helpers.toy_text import NEG, POS
+
+    df = pd.DataFrame({"text": POS + NEG + POS + NEG, "label": [1] * 3 + [0] * 3 + [1] * 3 + [0] * 3,
+                       "split": ["train"] * 6 + ["test"] * 6})
+    monkeypatch.setattr(cf_data, "load_cf_dataset", lambda d: df)
+    monkeypatch.setattr(cf_data, "cf_label_names", lambda d: ["neg", "pos"])
+
+
+def test_saved_predictor_damaged_is_named_and_retrained(tiny_cf_data, dirs):
+    from xaibench.models.cf_predictors import get_predictor
+
+    clf = get_predictor("imdb", "logreg", seed=1)
+    files = [p for p in _only(dirs["models"], "config.json").parent.iterdir() if p.name != "config.json"]
+    assert files
+    for p in files:
+        _truncate(p)
+    with pytest.warns(RuntimeWarning, match="seed1"):
+        again = get_predictor("imdb", "logreg", seed=1)
+    np.testing.assert_allclose(again.predict_proba(["a great film"]), clf.predict_proba(["a great film"]))
+
+
+def test_saved_predictor_is_keyed_on_its_training_cap(tiny_cf_data, dirs):
+    from xaibench.models.cf_predictors import get_predictor
+
+    full = get_predictor("imdb", "logreg", seed=1)
+    capped = get_predictor("imdb", "logreg", seed=1, max_train=4)
+    assert full.fingerprint() != capped.fingerprint()  # the capped model is not the full one reused
+    assert get_predictor("imdb", "logreg", seed=1).fingerprint() == full.fingerprint()
