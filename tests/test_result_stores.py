@@ -379,3 +379,37 @@ def test_saved_predictor_is_keyed_on_its_training_cap(tiny_cf_data, dirs):
     capped = get_predictor("imdb", "logreg", seed=1, max_train=4)
     assert full.fingerprint() != capped.fingerprint()  # the capped model is not the full one reused
     assert get_predictor("imdb", "logreg", seed=1).fingerprint() == full.fingerprint()
+
+
+# ---------------------------------------------------------------------------------------------
+# Abraham et al. (CEBaB): per-explainer result files
+# ---------------------------------------------------------------------------------------------
+def test_cebab_result_file_truncated_is_named_and_recomputed(dirs, monkeypatch):
+    from types import SimpleNamespace
+
+    from xaibench.evaluation.cebab import runner
+    from xaibench.models import cebab_training
+
+    evaluated = []
+
+    def evaluate_one(model, name, train, pairs, seed, *a, **k):
+        evaluated.append(name)
+        return pd.DataFrame({"pair": [0, 1], "icace": [[0.1, 0.2], [0.3, 0.4]], "estimate": [[0.0, 0.5], [1.0, 0.0]]})
+
+    monkeypatch.setattr(cebab_training, "train_cebab", lambda *a, **k: SimpleNamespace(model=None))
+    monkeypatch.setattr(runner, "fit_data", lambda prof, seed, task="5-way": (None, None))
+    monkeypatch.setattr(runner, "evaluate_one", evaluate_one)
+    first = runner.run_one("logreg", "5-way", 0, ["slearner"], profile="quick", absa_model=None)
+    assert evaluated == ["slearner"] and len(first) == 2
+    f = runner.result_path("logreg", "5-way", 0, "slearner")
+    _truncate(f)
+    leftover = f.parent / f".{f.name}.a1b2.parquet.tmp"
+    leftover.write_bytes(b"PAR1")
+    with pytest.warns(RuntimeWarning, match=f.name):
+        got = runner.run_one("logreg", "5-way", 0, ["slearner"], profile="quick", absa_model=None)
+    assert evaluated == ["slearner"] * 2 and not leftover.exists()
+    np.testing.assert_allclose(np.stack(got["icace"]), np.stack(first["icace"]))
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.name):  # reading the tables alone: named, dropped, no crash
+        assert runner.load_results(["logreg"], ["5-way"], [0], ["slearner"]).empty
+    assert not f.exists()

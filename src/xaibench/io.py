@@ -104,8 +104,10 @@ def write_csv(dest: str | os.PathLike, df: pd.DataFrame) -> Path:
 def read_parquet_cache(path: str | os.PathLike) -> pd.DataFrame | None:
     """Read a parquet *cache*: ``None`` when it is missing or unreadable (truncated by a crash,
     disk full, an older writer), so that the caller rebuilds it.  An unreadable file is deleted
-    and a warning names it."""
+    and a warning names it; leftovers of a killed write of ``path`` are removed."""
     path = Path(path)
+    if path.parent.is_dir():
+        remove_stale_tmp(path.parent, name=path.name)
     if not path.is_file():
         return None
     try:
