@@ -413,3 +413,62 @@ def test_cebab_result_file_truncated_is_named_and_recomputed(dirs, monkeypatch):
     with pytest.warns(RuntimeWarning, match=f.name):  # reading the tables alone: named, dropped, no crash
         assert runner.load_results(["logreg"], ["5-way"], [0], ["slearner"]).empty
     assert not f.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# saved models trained on first use (CEBaB classifiers, human-grounded CNNs)
+# ---------------------------------------------------------------------------------------------
+def _toy_frame(n_rep: int = 2) -> pd.DataFrame:
+    from tests.helpers.toy_text import NEG, POS
+
+    return pd.DataFrame({"text": (POS + NEG) * n_rep, "label": ([1] * 3 + [0] * 3) * n_rep,
+                         "example_id": [f"e{i}" for i in range(6 * n_rep)]})
+
+
+def test_cebab_classifier_damaged_is_named_and_retrained(dirs, monkeypatch):
+    from xaibench.models import cebab_training as ct
+
+    trained = []
+    real_build = ct.build
+
+    def build(*a, **k):
+        trained.append(k)
+        return real_build(*a, **k)
+
+    monkeypatch.setattr(ct, "build", build)
+    monkeypatch.setattr(ct, "_frames", lambda task, split, prof: (_toy_frame(), _toy_frame(1), _toy_frame(1)))
+    first = ct.train_cebab("logreg", "binary", seed=3, profile="quick")
+    assert ct.train_cebab("logreg", "binary", seed=3, profile="quick").model.fingerprint() == first.model.fingerprint()
+    assert len(trained) == 1
+    _truncate(first.folder / "model.pkl")
+    with pytest.warns(RuntimeWarning, match=str(first.folder)):
+        again = ct.train_cebab("logreg", "binary", seed=3, profile="quick")
+    assert len(trained) == 2
+    np.testing.assert_allclose(again.model.predict_proba(["a great film"]), first.model.predict_proba(["a great film"]))
+    # settings passed on top of the recipe are part of what is reused
+    other = ct.train_cebab("logreg", "binary", seed=3, profile="quick", C=0.01)
+    assert len(trained) == 3 and other.model.C == 0.01
+
+
+def test_human_grounded_model_damaged_is_named_and_retrained(dirs, monkeypatch):
+    from xaibench.evaluation.human_grounded import training as hg
+    from xaibench.models import cnn
+    from xaibench.models.logreg import LogRegClassifier
+
+    trained = []
+
+    def fake_cnn(n_classes, seed, lr, epochs, patience):  # a fast stand-in, saved and loaded like any model
+        trained.append(epochs)
+        return LogRegClassifier(n_classes, seed=seed, cache=False)
+
+    monkeypatch.setattr(cnn, "CNNClassifier", fake_cnn)
+    splits = {"train": _toy_frame(), "dev": _toy_frame(1)}
+    first = hg.get_models("amazon", splits, seed=5, max_epochs=1)
+    hg.get_models("amazon", splits, seed=5, max_epochs=1)
+    assert len(trained) == 2  # one per condition, then reused
+    folder = hg.model_folder("amazon", "well", 5)
+    _truncate(folder / "hg_recipe.json")
+    with pytest.warns(RuntimeWarning, match=str(folder)):
+        again = hg.get_models("amazon", splits, seed=5, max_epochs=1)
+    assert len(trained) == 3
+    np.testing.assert_allclose(again["well"].predict_proba(["a great film"]), first["well"].predict_proba(["a great film"]))
