@@ -164,14 +164,14 @@ def test_image_store_leftovers_are_removed_on_the_next_run(images, dirs):
 def text(dirs, monkeypatch):
     from xaibench.evaluation.attribution_gt import text_runner as tr
 
+    from tests.helpers.toy_text import sentiment_logreg
+
     calls = []
 
     def run_attention(df, cfg):
         calls.append("attention")
         for kind in cfg.kinds:  # the first run's model of each dataset is saved beside the table
-            d = tr.attention_model_dir(kind, cfg.seeds[0], cfg)
-            d.mkdir(parents=True, exist_ok=True)
-            (d / "config.json").write_text("{}")
+            sentiment_logreg().save(tr.attention_model_dir(kind, cfg.seeds[0], cfg))
         return pd.DataFrame({"dataset": list(cfg.kinds), "method": "attention", "corr": float(cfg.hidden)}), {}
 
     def run_rationales(df, cfg):
@@ -198,6 +198,20 @@ def test_text_runs_truncated_table_is_named_and_recomputed(text, dirs, table):
         got = tr.run_text(None, cfg)
     assert calls.count(table) == 2
     pd.testing.assert_frame_equal(got[table], first[table])
+
+
+def test_text_runs_damaged_saved_model_is_named_and_retrained_with_its_table(text):
+    tr, calls = text
+    cfg = tr.TextConfig.for_profile("quick")
+    tr.run_text(None, cfg)
+    folder = tr.attention_model_dir("article", 0, cfg)
+    _truncate(folder / "model.pkl")
+    with pytest.warns(RuntimeWarning, match=str(folder)):
+        tr.run_text(None, cfg)
+    assert calls.count("attention") == 2 and calls.count("rationales") == 1
+    from xaibench.models.registry import load_model
+
+    assert load_model(folder, cache=False).predict(["a great film"]).tolist() == [1]  # whole again
 
 
 def test_text_runs_of_another_configuration_are_never_returned(text):
@@ -240,7 +254,8 @@ def chains(dirs, monkeypatch):
 
     def run_chains(editor, pred, texts, n_steps=2, progress=False):
         calls.append(n_steps)
-        return pd.DataFrame([{"text_id": i, "step": s, "text": f"{t} edit {s}", "proba": [0.3, 0.7]}
+        return pd.DataFrame([{"text_id": i, "step": s, "text": f"{t} edit {s}", "proba": [0.3, 0.7],
+                              "flipped": s % 2 == 1, "minimality": float(s)}
                              for i, t in enumerate(texts) for s in range(n_steps + 1)])
 
     monkeypatch.setattr(cfm, "run_chains", run_chains)
@@ -270,6 +285,36 @@ def test_editor_chains_of_another_setting_are_never_returned(chains):
     a, _ = R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
     b, _ = R.run_experiment("imdb", "mice", 3, n_steps=2, max_train=100, progress=False)
     assert len(calls) == 2 and a["step"].max() == 2
+
+
+def test_infiller_tradeoff_truncated_is_named_and_recomputed(chains, dirs, monkeypatch):
+    from types import SimpleNamespace
+
+    from xaibench.explainers.counterfactual import mice, mlm
+
+    R, calls = chains
+
+    class FakeMiCE:
+        def __init__(self, dataset=None, lm=None, seed=42):
+            pass
+
+        def fit(self, pred):
+            return self
+
+    monkeypatch.setattr(mice, "MiCE", FakeMiCE)
+    monkeypatch.setattr(mlm, "train_mlm_infiller", lambda d, model, max_texts=1000, seed=42:
+                        SimpleNamespace(train_loss=1.5))
+    first = R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
+    R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
+    assert len(calls) == 2  # two infillers, once
+    f = _only(dirs["results"], "*.parquet")
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.parent.name if f.parent.name != "cf_feedback" else f.name):
+        got = R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
+    assert len(calls) == 4
+    cols = ["dataset", "infiller", "metric", "n_texts"]
+    pd.testing.assert_frame_equal(got[cols], first[cols])
+    assert got.loc[got.metric == "flip_rate@1", "ours"].tolist() == [1.0, 1.0]
 
 
 def test_fluency_store_truncated_is_named_and_rescored(dirs, monkeypatch):
@@ -472,3 +517,17 @@ def test_human_grounded_model_damaged_is_named_and_retrained(dirs, monkeypatch):
         again = hg.get_models("amazon", splits, seed=5, max_epochs=1)
     assert len(trained) == 3
     np.testing.assert_allclose(again["well"].predict_proba(["a great film"]), first["well"].predict_proba(["a great film"]))
+
+
+def test_cebab_damaged_metrics_are_named_not_a_crash(dirs):
+    from xaibench.evaluation.cebab.runner import is_trained
+    from xaibench.models.cebab_training import collect_metrics
+    from xaibench.models.zoo import model_dir
+
+    f = model_dir("cebab", "logreg", "5-way", "exclusive", 1) / "metrics.json"
+    f.parent.mkdir(parents=True)
+    f.write_text('{"model": "logreg", "pro')  # cut short
+    assert is_trained("logreg", "5-way", 1, profile="quick") is False
+    with pytest.warns(RuntimeWarning, match=str(f)):
+        assert collect_metrics(profile="quick").empty
+    assert not f.exists()

@@ -151,7 +151,11 @@ def collect_metrics(model: str | None = None, profile: str = "full") -> pd.DataF
     rows = []
     pattern = f"{slug(model)}/*/seed*/metrics.json" if model else "*/*/seed*/metrics.json"
     for p in sorted(root.glob(pattern)):
-        m = json.loads(p.read_text())
+        try:
+            m = json.loads(p.read_text())
+        except (OSError, ValueError) as err:  # damaged: named, removed (the model is retrained on next use)
+            discard_damaged(p, err, "model metrics")
+            continue
         if m.get("profile") != profile:
             continue
         rows.append({k: m[k] for k in ("model", "task", "split", "seed", "dev_macro_f1", "test_macro_f1",

@@ -165,6 +165,24 @@ def text_store(name: str):
     return ResultStore(paths.results_dir() / "attribution_gt", f"text_{name}", version=TEXT_VERSION)
 
 
+def _models_ok(cfg: TextConfig) -> bool:
+    """Whether every first-run attention model of ``cfg`` is saved and loads; a damaged one is named in
+    a ``RuntimeWarning`` and removed."""
+    from ... import io
+    from ...models.registry import load_model
+
+    for kind in cfg.kinds:
+        folder = attention_model_dir(kind, cfg.seeds[0], cfg)
+        if not (folder / "config.json").exists():
+            return False
+        try:
+            load_model(folder, cache=False)
+        except Exception as err:  # noqa: BLE001 - any damage means: retrain
+            io.discard_damaged(folder, err, "saved attention model")
+            return False
+    return True
+
+
 def run_text(df: pd.DataFrame, cfg: TextConfig, force: bool = False) -> dict[str, pd.DataFrame]:
     """Attention + explainers + rationales; each table stored as an entry keyed on the whole
     configuration (reused unless ``force``; a damaged entry is reported by name and recomputed).
@@ -174,9 +192,8 @@ def run_text(df: pd.DataFrame, cfg: TextConfig, force: bool = False) -> dict[str
     for name, fn in (("attention", lambda: run_attention(df, cfg)[0]), ("rationales", lambda: run_rationales(df, cfg))):
         store = text_store(name)
         cached = None if force else store.load(config)
-        if cached is not None and name == "attention" and not all(
-                (attention_model_dir(k, cfg.seeds[0], cfg) / "config.json").exists() for k in cfg.kinds):
-            cached = None  # the saved models went missing: retrain them with the table
+        if cached is not None and name == "attention" and not _models_ok(cfg):
+            cached = None  # a saved model is missing or damaged: retrain the models with the table
         if cached is not None:
             out[name] = cached["table"]  # same configuration: reuse
         else:

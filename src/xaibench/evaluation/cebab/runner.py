@@ -291,7 +291,10 @@ def is_trained(model: str, task: str, seed: int, profile: str | Profile = "full"
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     path = model_dir("cebab", model, task, "exclusive", seed) / "metrics.json"
-    return path.exists() and json.loads(path.read_text()).get("profile") == prof.name
+    try:
+        return path.exists() and json.loads(path.read_text()).get("profile") == prof.name
+    except (OSError, ValueError):  # unreadable: not trained (train_cebab names it, removes and retrains it)
+        return False
 
 
 def cace_tables(models: Sequence[str], seeds: Sequence[int], profile: str | Profile = "full",
