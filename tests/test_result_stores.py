@@ -531,3 +531,35 @@ def test_cebab_damaged_metrics_are_named_not_a_crash(dirs):
     with pytest.warns(RuntimeWarning, match=str(f)):
         assert collect_metrics(profile="quick").empty
     assert not f.exists()
+
+
+def test_converted_fluency_lm_damaged_is_named_and_converted_again(dirs, monkeypatch):
+    from xaibench.models import lm
+
+    from tests.test_lm import _tiny_lm
+
+    converted = []
+
+    def convert(dest):
+        converted.append(dest)
+        with io.atomic_dir(dest) as tmp:
+            _tiny_lm(tmp)
+        return dest
+
+    monkeypatch.setattr(lm, "convert_smollm2", convert)
+    lm.load_causal_lm.cache_clear()
+    try:
+        lm.load_causal_lm("smollm2")
+        lm.load_causal_lm.cache_clear()
+        lm.load_causal_lm("smollm2")
+        assert len(converted) == 1
+        weights = _only(lm.smollm2_cache_dir(), "*.safetensors")
+        _truncate(weights)
+        lm.load_causal_lm.cache_clear()
+        with pytest.warns(RuntimeWarning, match=str(lm.smollm2_cache_dir())):
+            model, tok = lm.load_causal_lm("smollm2")
+        assert len(converted) == 2
+        nll, _ = lm.sequence_nll(["the film was good"], model, tok)
+        assert nll[0] == pytest.approx(np.log(9), abs=1e-5)  # the tiny LM is uniform over its 9 words
+    finally:
+        lm.load_causal_lm.cache_clear()
