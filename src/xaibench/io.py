@@ -10,9 +10,11 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import pandas as pd
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -102,8 +104,10 @@ def write_csv(dest: str | os.PathLike, df: pd.DataFrame) -> Path:
 def read_parquet_cache(path: str | os.PathLike) -> pd.DataFrame | None:
     """Read a parquet *cache*: ``None`` when it is missing or unreadable (truncated by a crash,
     disk full, an older writer), so that the caller rebuilds it.  An unreadable file is deleted
-    and a warning names it."""
+    and a warning names it; leftovers of a killed write of ``path`` are removed."""
     path = Path(path)
+    if path.parent.is_dir():
+        remove_stale_tmp(path.parent, name=path.name)
     if not path.is_file():
         return None
     try:
@@ -118,11 +122,12 @@ def read_parquet_cache(path: str | os.PathLike) -> pd.DataFrame | None:
         return None
 
 
-def remove_stale_tmp(folder: str | os.PathLike, min_age_s: float = 0.0) -> list[Path]:
+def remove_stale_tmp(folder: str | os.PathLike, min_age_s: float = 0.0, name: str | None = None) -> list[Path]:
     """Delete the leftovers of interrupted atomic writes in ``folder`` (``.NAME.*.tmp`` files and
     folders of :func:`atomic_path`/:func:`atomic_dir`, and ``.NAME.old``) last modified at least
-    ``min_age_s`` seconds ago.  Call it only where no writer can be active (e.g. under a lock) or
-    with an age no live writer reaches.  Returns what was removed."""
+    ``min_age_s`` seconds ago; only those of the destination ``name`` when it is given.  Call it only
+    where no writer can be active (e.g. under a lock) or with an age no live writer reaches.
+    Returns what was removed."""
     import shutil
     import time
 
@@ -133,6 +138,9 @@ def remove_stale_tmp(folder: str | os.PathLike, min_age_s: float = 0.0) -> list[
     now = time.time()
     for p in folder.iterdir():
         if not p.name.startswith(".") or not (p.name.endswith(".tmp") or p.name.endswith(".old")):
+            continue
+        if name is not None and not (p.name.startswith(f".{name}.") and
+                                     (p.name.endswith(".tmp") or p.name == f".{name}.old")):
             continue
         try:
             if now - p.lstat().st_mtime < min_age_s:
@@ -145,3 +153,40 @@ def remove_stale_tmp(folder: str | os.PathLike, min_age_s: float = 0.0) -> list[
             continue
         removed.append(p)
     return removed
+
+
+def discard_damaged(path: str | os.PathLike, err: BaseException, what: str = "cache") -> None:
+    """Warn (``RuntimeWarning``) that ``path`` is damaged, naming it and the error, and delete it
+    (a file or a folder) so that the caller recomputes it."""
+    import shutil
+    import warnings
+
+    path = Path(path)
+    warnings.warn(f"{what} {path} is damaged or unreadable ({type(err).__name__}: {str(err)[:200]}); "
+                  "it is removed and recomputed", RuntimeWarning, stacklevel=3)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def read_or_rebuild(path: str | os.PathLike, reader: Callable[[Path], T], builder: Callable[[], T],
+                    what: str = "cache") -> T:
+    """The one way to read a computed cache that is not a :class:`~xaibench.store.ResultStore` entry
+    (a model folder, an ``.npz``, a pickle, an incremental parquet).
+
+    Leftovers of a killed atomic write of ``path`` (``.NAME.*.tmp``, ``.NAME.old``) are removed first.
+    When ``path`` exists, ``reader(path)`` reads it; any error there (truncated, altered, of an older
+    format: the reader should also check what it read) warns with a ``RuntimeWarning`` naming the
+    file, deletes it and falls through to ``builder()``, which computes the value (and writes it
+    atomically, e.g. with :func:`atomic_path`).  Returns what the reader or the builder returned.
+    """
+    path = Path(path)
+    remove_stale_tmp(path.parent, name=path.name)
+    if path.exists():
+        try:
+            return reader(path)
+        except Exception as err:  # noqa: BLE001 - any damage means: recompute
+            discard_damaged(path, err, what)
+    return builder()

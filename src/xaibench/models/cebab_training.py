@@ -22,7 +22,8 @@ import pandas as pd
 
 from ..config import Profile, get_profile
 from ..data.cebab import ABSA_LABELS, NUM_CLASSES
-from ..io import write_json
+from ..io import discard_damaged, write_json
+from ..store import canonical
 from .registry import load_model
 from .training import macro_f1
 from .zoo import build, check_model, model_dir, slug
@@ -100,10 +101,13 @@ def train_cebab(model: str, task: str, split: str = "exclusive", seed: int = 42,
     folder = model_dir("cebab", model, task, split, seed)
     metrics_path = folder / "metrics.json"
     if metrics_path.exists() and not force:
-        metrics = json.loads(metrics_path.read_text())
-        if metrics.get("profile") == prof.name:
-            clf = load_model(folder)
-            return TrainedModel(AspectSentimentModel(clf) if task == "absa" else clf, metrics, folder)
+        try:
+            metrics = json.loads(metrics_path.read_text())
+            if metrics.get("profile") == prof.name and metrics.get("overrides", {}) == canonical(overrides):
+                clf = load_model(folder)
+                return TrainedModel(AspectSentimentModel(clf) if task == "absa" else clf, metrics, folder)
+        except Exception as err:  # noqa: BLE001 - a damaged metrics or weights file: named, removed, retrained
+            discard_damaged(folder, err, "saved model")
 
     check_model(model)  # before loading any data: a model no run can build fails here, by name
     tr, dev, te = _frames(task, split, prof)
@@ -133,6 +137,7 @@ def train_cebab(model: str, task: str, split: str = "exclusive", seed: int = 42,
         "dev_macro_f1": score(dev), "test_macro_f1": score(te),
         "epochs_scheduled": kw.get("epochs"), "paper_epochs": paper_epochs(len(tr)),
         "train_seconds": train_seconds, "history": clf.history, "fingerprint": clf.fingerprint(),
+        "overrides": canonical(overrides),
     }
     clf.save(folder)
     write_json(metrics_path, metrics, default=str)
@@ -147,7 +152,11 @@ def collect_metrics(model: str | None = None, profile: str = "full") -> pd.DataF
     rows = []
     pattern = f"{slug(model)}/*/seed*/metrics.json" if model else "*/*/seed*/metrics.json"
     for p in sorted(root.glob(pattern)):
-        m = json.loads(p.read_text())
+        try:
+            m = json.loads(p.read_text())
+        except (OSError, ValueError) as err:  # damaged: named, removed (the model is retrained on next use)
+            discard_damaged(p, err, "model metrics")
+            continue
         if m.get("profile") != profile:
             continue
         rows.append({k: m[k] for k in ("model", "task", "split", "seed", "dev_macro_f1", "test_macro_f1",

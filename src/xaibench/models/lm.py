@@ -38,37 +38,63 @@ def _smollm2_dir() -> Path:
 @functools.lru_cache(maxsize=2)
 def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     """``(model, tokenizer)`` in eval mode on :func:`xaibench.device.torch_device`; ``dtype``
-    ``"bfloat16"`` halves the CPU time on CPUs with bf16 units (NLL within ~0.01 of float32)."""
+    ``"bfloat16"`` halves the CPU time on CPUs with bf16 units (NLL within ~0.01 of float32).
+
+    The de-quantised SmolLM2 folder is a computed cache: one that cannot be loaded (a damaged file) is
+    named in a ``RuntimeWarning``, removed and converted again."""
     import torch
 
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
+    from .. import io
     from ..device import torch_device
-    from ..io import atomic_dir
 
-    if name == "smollm2":
-        cached = paths.cache_dir() / "cf_feedback" / "smollm2-135m-instruct"
-        if not (cached / "config.json").exists():
-            src = _smollm2_dir()
-            with project_progress("transformers.modeling_gguf_pytorch_utils"):  # its own tqdm.auto bar
-                tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
-                gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
-            cfg = gguf_model.config
-            if hasattr(cfg, "quantization_config"):
-                del cfg.quantization_config  # the weights are de-quantised float32 now
-            model = AutoModelForCausalLM.from_config(cfg)
-            model.load_state_dict(gguf_model.state_dict())
-            with atomic_dir(cached) as tmp:
-                model.save_pretrained(tmp)
-                tok.save_pretrained(tmp)
-        name = str(cached)
-    tok = AutoTokenizer.from_pretrained(name)
     if dtype not in ("float32", "bfloat16", "float16"):
         raise ValueError(f"dtype={dtype!r}: use float32, bfloat16 or float16")
-    model = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, dtype)).to(torch_device()).eval()
+
+    def load(src) -> tuple:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(str(src))
+        return AutoModelForCausalLM.from_pretrained(str(src), dtype=getattr(torch, dtype)), tok
+
+    if name == "smollm2":
+        cached = smollm2_cache_dir()
+
+        def build() -> tuple:
+            convert_smollm2(cached)
+            return load(cached)
+
+        model, tok = io.read_or_rebuild(cached, load, build, what="converted SmolLM2")
+    else:
+        model, tok = load(name)
+    model = model.to(torch_device()).eval()
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return model, tok
+
+
+def smollm2_cache_dir() -> Path:
+    return paths.cache_dir() / "cf_feedback" / "smollm2-135m-instruct"
+
+
+def convert_smollm2(dest: Path) -> Path:
+    """De-quantise the SmolLM2 GGUF file and save it (float32, tokenizer included) to ``dest``, atomically."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from ..io import atomic_dir
+
+    src = _smollm2_dir()
+    with project_progress("transformers.modeling_gguf_pytorch_utils"):  # its own tqdm.auto bar
+        tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+        gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
+    cfg = gguf_model.config
+    if hasattr(cfg, "quantization_config"):
+        del cfg.quantization_config  # the weights are de-quantised float32 now
+    model = AutoModelForCausalLM.from_config(cfg)
+    model.load_state_dict(gguf_model.state_dict())
+    with atomic_dir(dest) as tmp:
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+    return dest
 
 
 @contextlib.contextmanager

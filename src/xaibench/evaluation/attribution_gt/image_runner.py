@@ -197,22 +197,39 @@ class ImagePlan:
         return cls()
 
 
-def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
-    """All runs of the plan; cached as parquet (per profile and configuration) under data/results/attribution_gt/."""
-    from ...data.birds import DISTINCT_PAIRS, SIMILAR_PAIRS, load_classes
-    from ...io import write_parquet
-    from ...progress import progress
-    from . import manipulations as mp
-    from .text_runner import results_path
+#: result-format version of :func:`run_images` entries (bump when what a run stores changes)
+IMAGES_VERSION = 2
 
+
+def images_store():
+    """The store of :func:`run_images` results (one entry per configuration, all three tables together)."""
+    from ... import paths
+    from ...store import ResultStore
+
+    return ResultStore(paths.results_dir() / "attribution_gt", "images", version=IMAGES_VERSION)
+
+
+def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
+    """All runs of the plan; ``{"images_runs", "images_attr", "images_track"}``.
+
+    The three tables are stored as one entry of :func:`images_store` keyed on the whole configuration
+    (``cfg``, ``plan``, ``seed``), so a run killed part-way never pairs one run's models with another's
+    attributions; a damaged entry is reported by name, removed and recomputed.
+    """
     from dataclasses import asdict
 
+    from ...data.birds import DISTINCT_PAIRS, SIMILAR_PAIRS, load_classes
+    from ...progress import progress
+    from . import manipulations as mp
+
     names = ("images_runs", "images_attr", "images_track")
+    config = {"cfg": asdict(cfg), "plan": asdict(plan), "seed": seed}
     key = str((asdict(cfg), asdict(plan), seed))
-    if not force and all(results_path(n).exists() for n in names):
-        cached = {n: pd.read_parquet(results_path(n)) for n in names}
-        if "config" in cached["images_runs"] and (cached["images_runs"]["config"] == key).all():
-            return cached  # same configuration: reuse
+    store = images_store()
+    if not force:
+        cached = store.load(config)
+        if cached is not None:
+            return {n: cached[n] for n in names}  # same configuration: reuse
     species = sorted({c for p in SIMILAR_PAIRS + DISTINCT_PAIRS for c in p})
     images = load_classes(species)
     rng = np.random.default_rng(seed)
@@ -237,6 +254,5 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
             tracks.append(tr.assign(experiment=exp, run=k))
     out = {"images_runs": pd.DataFrame(runs).assign(config=key), "images_attr": pd.concat(attrs, ignore_index=True),
            "images_track": pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame()}
-    for n, df in out.items():
-        write_parquet(results_path(n), df)
+    store.save(config, out)
     return out

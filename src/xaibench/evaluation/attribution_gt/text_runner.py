@@ -3,8 +3,9 @@
 ``run_text(cfg)`` trains, per article dataset (article / CN / NC) and run (seed), one attention
 model (stopped at the first epoch with val acc >= 0.97), scores attention and the project's local
 explainers against the ER, and trains RL / CR rationale models at the target rates.  Results are
-cached as parquet under ``data/results/attribution_gt/`` (per profile), so the notebooks re-render
-without retraining.
+stored under ``data/results/attribution_gt/`` (per profile), so the notebooks re-render without
+retraining.  Each table is one :class:`~xaibench.store.ResultStore` entry keyed on the whole
+configuration; the attention models are saved under a folder keyed the same way.
 """
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from ... import paths
-from ...io import write_parquet
 from . import text_data as td
 from . import text_eval as te
 
@@ -85,7 +85,7 @@ def run_attention(df: pd.DataFrame, cfg: TextConfig) -> tuple[pd.DataFrame, dict
             summ = te.summarise_shares(att)
             rows.append({**base, "method": "attention", "n_reviews": len(att), "seconds": time.time() - t0, **summ})
             if seed == cfg.seeds[0]:
-                m.save(attention_model_dir(kind, seed))
+                m.save(attention_model_dir(kind, seed, cfg))
                 keep[kind] = {"model": m, "dataset": ds, "attention": att}
                 idx = list(range(min(cfg.n_explain, len(ds.test))))
                 for name in cfg.explainers if kind in cfg.explain_kinds else ():
@@ -137,8 +137,13 @@ def highlight(tokens: list[str], selected: np.ndarray) -> str:
     return " ".join(f"[{t}]" if s else t for t, s in zip(tokens, selected))
 
 
-def attention_model_dir(kind: str, seed: int):
-    return paths.models_dir() / "attribution_gt" / f"attention-{kind}-seed{seed}"
+def attention_model_dir(kind: str, seed: int, cfg: TextConfig):
+    """Folder of the first-run attention model of ``kind`` trained under ``cfg`` (keyed on the whole
+    configuration, like the results it belongs to, so a model never pairs with another run's results)."""
+    from ...store import config_key
+
+    return (paths.models_dir() / "attribution_gt"
+            / f"attention-{kind}-seed{seed}-{config_key(asdict(cfg), TEXT_VERSION)}")
 
 
 def load_attention(df: pd.DataFrame, kind: str, cfg: TextConfig, seed: int | None = None):
@@ -146,23 +151,53 @@ def load_attention(df: pd.DataFrame, kind: str, cfg: TextConfig, seed: int | Non
     from ...models.registry import load_model
 
     seed = cfg.seeds[0] if seed is None else seed
-    return load_model(attention_model_dir(kind, seed), cache=False), article_dataset(df, kind, seed, cfg)
+    return load_model(attention_model_dir(kind, seed, cfg), cache=False), article_dataset(df, kind, seed, cfg)
 
 
-def results_path(name: str):
-    return paths.results_dir() / "attribution_gt" / f"{name}.parquet"
+#: result-format version of :func:`run_text` entries (bump when what a run stores changes)
+TEXT_VERSION = 2
+
+
+def text_store(name: str):
+    """The store of :func:`run_text`'s ``name`` table (``attention`` or ``rationales``)."""
+    from ...store import ResultStore
+
+    return ResultStore(paths.results_dir() / "attribution_gt", f"text_{name}", version=TEXT_VERSION)
+
+
+def _models_ok(cfg: TextConfig) -> bool:
+    """Whether every first-run attention model of ``cfg`` is saved and loads; a damaged one is named in
+    a ``RuntimeWarning`` and removed."""
+    from ... import io
+    from ...models.registry import load_model
+
+    for kind in cfg.kinds:
+        folder = attention_model_dir(kind, cfg.seeds[0], cfg)
+        if not (folder / "config.json").exists():
+            return False
+        try:
+            load_model(folder, cache=False)
+        except Exception as err:  # noqa: BLE001 - any damage means: retrain
+            io.discard_damaged(folder, err, "saved attention model")
+            return False
+    return True
 
 
 def run_text(df: pd.DataFrame, cfg: TextConfig, force: bool = False) -> dict[str, pd.DataFrame]:
-    """Attention + explainers + rationales; cached per profile and configuration unless ``force``."""
+    """Attention + explainers + rationales; each table stored as an entry keyed on the whole
+    configuration (reused unless ``force``; a damaged entry is reported by name and recomputed).
+    The attention table is reused only while the models it saved are there too."""
     out = {}
+    config = asdict(cfg)
     for name, fn in (("attention", lambda: run_attention(df, cfg)[0]), ("rationales", lambda: run_rationales(df, cfg))):
-        p = results_path(f"text_{name}")
-        cached = pd.read_parquet(p) if p.exists() and not force else None
-        if cached is not None and len(cached) and (cached["config"] == str(asdict(cfg))).all():
-            out[name] = cached  # same configuration: reuse
+        store = text_store(name)
+        cached = None if force else store.load(config)
+        if cached is not None and name == "attention" and not _models_ok(cfg):
+            cached = None  # a saved model is missing or damaged: retrain the models with the table
+        if cached is not None:
+            out[name] = cached["table"]  # same configuration: reuse
         else:
             out[name] = fn()
-            out[name]["config"] = str(asdict(cfg))
-            write_parquet(p, out[name])
+            out[name]["config"] = str(config)
+            store.save(config, {"table": out[name]})
     return out

@@ -31,7 +31,7 @@ import pandas as pd
 from ... import paths
 from ...config import Profile, get_profile
 from ...data.cebab import PAPER_MODEL, edit_pairs, fit_frame, task_pairs
-from ...io import write_parquet
+from ...io import read_parquet_cache, write_parquet
 from ...tables import aggregate_seeds, join_paper
 from ...progress import progress
 from ..agreement import best_position, rank_agreement
@@ -161,8 +161,10 @@ def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = E
     from ...models.cebab_training import train_cebab
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
+    # a result file that cannot be read (truncated by a killed run) is named in a warning, removed and recomputed
     todo = [e for e in explainers
-            if force or not result_path(model_name, task, seed, e, causalm_baseline=causalm_baseline).exists()]
+            if force or read_parquet_cache(result_path(model_name, task, seed, e, causalm_baseline=causalm_baseline))
+            is None]
     if todo:
         model = train_cebab(model_name, task, "exclusive", seed, profile=prof).model
         train, pairs = fit_data(prof, seed, task)
@@ -219,9 +221,9 @@ def load_results(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[in
         for t in tasks:
             for s in seeds:
                 for e in explainers:
-                    p = result_path(m, t, s, e, causalm_baseline=causalm_baseline)
-                    if p.exists():
-                        frames.append(pd.read_parquet(p))
+                    df = read_parquet_cache(result_path(m, t, s, e, causalm_baseline=causalm_baseline))
+                    if df is not None:  # missing, or damaged (then named in a warning and removed): not run yet
+                        frames.append(df)
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames, ignore_index=True)
@@ -302,7 +304,10 @@ def is_trained(model: str, task: str, seed: int, profile: str | Profile = "full"
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     path = model_dir("cebab", model, task, "exclusive", seed) / "metrics.json"
-    return path.exists() and json.loads(path.read_text()).get("profile") == prof.name
+    try:
+        return path.exists() and json.loads(path.read_text()).get("profile") == prof.name
+    except (OSError, ValueError):  # unreadable: not trained (train_cebab names it, removes and retrains it)
+        return False
 
 
 def cace_tables(models: Sequence[str], seeds: Sequence[int], profile: str | Profile = "full",

@@ -1,8 +1,8 @@
 """Runs the counterfactual-feedback experiments and builds Tables 1-5 / Figures 3-6 (and a per-step table).
 
 ``run_experiment`` feeds each editor its own output on a seeded test sample and stores the chains
-under ``data/results/cf_feedback/`` (parquet, keyed by every setting, so notebook re-runs and
-``make`` are incremental).  ``add_fluency`` scores every chain text with the base LM (SmolLM2 by
+as one :class:`~xaibench.store.ResultStore` entry (chains and run statistics together, keyed on every
+setting, so notebook re-runs and ``make`` are incremental) under ``data/results/cf_feedback/``.  ``add_fluency`` scores every chain text with the base LM (SmolLM2 by
 default) and the in-domain LM; the table builders put the paper's numbers beside ours.
 """
 from __future__ import annotations
@@ -28,8 +28,28 @@ SAMPLE_SIZES = (10, 50, 100, 200, 500)
 FULL_SAMPLE = {"imdb": 500, "newsgroups": 1000}
 
 
+#: result-format versions of the stores below (bump when what an entry holds, or how it is computed, changes)
+CHAINS_VERSION = 2
+TRADEOFF_VERSION = 2
+FLUENCY_VERSION = 1  # version 1 stores keep their original file names (the key gains ``v`` from version 2 on)
+
+
 def _key(**kw) -> str:
     return hashlib.sha1(json.dumps(kw, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def chains_store():
+    """Editor chains and their run statistics (:func:`run_experiment`), one entry per setting."""
+    from ...store import ResultStore
+
+    return ResultStore(paths.results_dir() / "cf_feedback", "chains", version=CHAINS_VERSION)
+
+
+def tradeoff_store():
+    """Results of :func:`infiller_tradeoff`, one entry per setting."""
+    from ...store import ResultStore
+
+    return ResultStore(paths.results_dir() / "cf_feedback", "infiller_tradeoff", version=TRADEOFF_VERSION)
 
 
 def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_STEPS, seed: int = 42,
@@ -50,12 +70,12 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     from ...models.cf_predictors import get_predictor, max_words as model_max_words
 
     positive_int(n_texts, "n_texts")  # before the predictor is trained: a sample needs one text or more
-    key = _key(d=dataset, e=editor, n=n_texts, s=n_steps, seed=seed, p=predictor, mw=max_words, mt=max_train,
-               lm=lm_max_texts, v=1)
-    out = paths.results_dir() / "cf_feedback" / f"{dataset}_{editor}_{key}.parquet"
-    meta = out.with_suffix(".json")
-    if out.exists() and meta.exists() and not refresh:
-        return pd.read_parquet(out), json.loads(meta.read_text())
+    config = {"dataset": dataset, "editor": editor, "n_texts": n_texts, "n_steps": n_steps, "seed": seed,
+              "predictor": predictor, "max_words": max_words, "max_train": max_train, "lm_max_texts": lm_max_texts}
+    store = chains_store()
+    cached = None if refresh else store.load(config)
+    if cached is not None:
+        return cached["chains"], cached["stats"]
     model = get_predictor(dataset, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
     pred = cf.CountingPredictor(model)
     ed = build_editor(editor, pred, dataset, seed=seed, lm_max_texts=lm_max_texts)
@@ -79,8 +99,7 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
              # the machine and how busy it was (1-minute load average at start and end of the run)
              "cpus": os.cpu_count(), "load_start": load0, "load_end": load_average()}
     chains["proba"] = chains["proba"].map(json.dumps)
-    io.write_parquet(out, chains)
-    io.write_json(meta, stats)
+    store.save(config, {"chains": chains, "stats": stats})  # chains and their stats: one unit
     return chains, stats
 
 
@@ -120,8 +139,11 @@ def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tup
     by the text's SHA-1 (re-runs of the notebook score only new texts); ``(nll by text, n truncated)``."""
     from ...models.lm import load_causal_lm, sequence_nll
 
-    path = paths.results_dir() / "cf_feedback" / f"fluency_{dataset}_{_key(lm=base_lm, dtype=dtype, max_tokens=512)}.parquet"
-    store = pd.read_parquet(path) if path.exists() else pd.DataFrame({"sha": [], "nll": [], "truncated": []})
+    settings = {"lm": base_lm, "dtype": dtype, "max_tokens": 512}
+    key = _key(**settings) if FLUENCY_VERSION == 1 else _key(**settings, v=FLUENCY_VERSION)
+    path = paths.results_dir() / "cf_feedback" / f"fluency_{dataset}_{key}.parquet"
+    store = io.read_or_rebuild(path, _read_fluency, lambda: pd.DataFrame({"sha": [], "nll": [], "truncated": []}),
+                               what="fluency store")
     sha = {t: hashlib.sha1(t.encode()).hexdigest() for t in texts}
     have = set(store["sha"])
     todo = [t for t in texts if sha[t] not in have]
@@ -139,6 +161,14 @@ def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tup
             io.write_parquet(path, store)
     got = store.drop_duplicates("sha").set_index("sha")
     return {t: float(got.at[sha[t], "nll"]) for t in texts}, int(sum(bool(got.at[sha[t], "truncated"]) for t in texts))
+
+
+def _read_fluency(path) -> pd.DataFrame:
+    df = pd.read_parquet(path)
+    missing = {"sha", "nll", "truncated"} - set(df.columns)
+    if missing:
+        raise ValueError(f"columns {sorted(missing)} are missing")
+    return df
 
 
 def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42,
@@ -160,10 +190,12 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     from ...explainers.counterfactual.mlm import train_mlm_infiller
     from ...models.cf_predictors import get_predictor
 
-    key = _key(d=dict(samples), n=n_texts, s=seed, p=predictor, mw=max_words, mt=mlm_train_texts, v=1)
-    out = paths.results_dir() / "cf_feedback" / f"infiller_tradeoff_{key}.parquet"
-    if out.exists() and not refresh:
-        return pd.read_parquet(out)
+    config = {"samples": dict(samples), "n_texts": n_texts, "seed": seed, "predictor": predictor,
+              "max_words": max_words, "mlm_train_texts": mlm_train_texts}
+    store = tradeoff_store()
+    cached = None if refresh else store.load(config)
+    if cached is not None:
+        return cached["table"]
     rows = []
     for d, n_sample in samples.items():
         model = get_predictor(d, predictor, seed=seed)
@@ -189,7 +221,7 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
                          {**common, "metric": "training_cross_entropy", "ours": mlm.train_loss, "lower_is_better": True}]
     cols = ["dataset", "infiller", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better", "load_avg_1min"]
     df = pd.DataFrame(rows)[cols]
-    io.write_parquet(out, df)
+    store.save(config, {"table": df})
     return df
 
 

@@ -64,10 +64,13 @@ def get_models(dataset: str, splits: Mapping[str, pd.DataFrame], seed: int = 42,
         folder = model_folder(dataset, cond, seed)
         record = _recipe_record(dataset, cond, splits, seed, max_epochs)
         rec_path = folder / "hg_recipe.json"
-        if (not retrain and (folder / "config.json").exists() and rec_path.exists()
-                and json.loads(rec_path.read_text()) == json.loads(json.dumps(record))):
-            out[cond] = load_model(folder)
-            continue
+        if not retrain and (folder / "config.json").exists() and rec_path.exists():
+            try:
+                if json.loads(rec_path.read_text()) == json.loads(json.dumps(record)):
+                    out[cond] = load_model(folder)
+                    continue
+            except Exception as err:  # noqa: BLE001 - a damaged recipe or weights file: named, removed, retrained
+                io.discard_damaged(folder, err, "saved model")
         r = record["recipe"]
         train = splits["train"]
         if r["train_fraction"] < 1.0:

@@ -100,18 +100,27 @@ def counterfitted_glove(n_words: int = 30000, epochs: int = 20) -> WordVectors:
     key = hashlib.sha1(f"glove50|{n_words}|{epochs}|wn3.0|v2".encode()).hexdigest()[:12]
     path = paths.cache_dir() / "cf_feedback" / f"counterfit_glove50_{key}.npz"
     idx = glove_index()
-    if path.exists():
-        z = np.load(path, allow_pickle=False)
-        return WordVectors(z["words"].tolist(), z["vectors"])
-    words = [w for w in sorted(idx, key=idx.get) if w.isalpha()][:n_words]
-    mat = glove_matrix()
-    vecs = np.asarray(mat[[idx[w] for w in words]], dtype=np.float32)
-    wn = load_wordnet()
-    pos = {w: i for i, w in enumerate(words)}
-    syn = [(pos[a], pos[b]) for a, b in wn.synonyms if a in pos and b in pos and a < b]
-    ant = [(pos[a], pos[b]) for a, b in wn.antonyms if a in pos and b in pos and a < b]
-    out = counter_fit(vecs, syn, ant, epochs=epochs)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        np.savez(fh, words=np.array(words), vectors=out.astype(np.float32))
-    return WordVectors(words, out)
+
+    def build() -> WordVectors:
+        words = [w for w in sorted(idx, key=idx.get) if w.isalpha()][:n_words]
+        mat = glove_matrix()
+        vecs = np.asarray(mat[[idx[w] for w in words]], dtype=np.float32)
+        wn = load_wordnet()
+        pos = {w: i for i, w in enumerate(words)}
+        syn = [(pos[a], pos[b]) for a, b in wn.synonyms if a in pos and b in pos and a < b]
+        ant = [(pos[a], pos[b]) for a, b in wn.antonyms if a in pos and b in pos and a < b]
+        out = counter_fit(vecs, syn, ant, epochs=epochs)
+        with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            np.savez(fh, words=np.array(words), vectors=out.astype(np.float32))
+        return WordVectors(words, out)
+
+    return io.read_or_rebuild(path, read_word_vectors, build, what="counter-fitted vectors")
+
+
+def read_word_vectors(path) -> WordVectors:
+    """The :class:`WordVectors` an ``.npz`` of ``words`` and ``vectors`` holds (both read in full, checked)."""
+    with np.load(path, allow_pickle=False) as z:
+        words, vectors = z["words"].tolist(), np.asarray(z["vectors"])
+    if vectors.ndim != 2 or len(words) != len(vectors) or not np.all(np.isfinite(vectors)):
+        raise ValueError(f"{len(words)} words but vectors of shape {vectors.shape} (or non-finite values)")
+    return WordVectors(words, vectors)

@@ -169,24 +169,39 @@ class MiCE(CounterfactualExplainer):
 
 
 _INFILLERS: dict = {}
+#: version of the infiller cache (bump when :func:`~.ngram.train_ngram` or :class:`~.ngram.BigramLM` change)
+INFILLER_VERSION = 1  # version 1 caches keep their original file names (``_v<N>`` is added from version 2 on)
 
 
 def cached_infiller(dataset: str | None, model, max_texts: int | None, seed: int = 42):
-    """The dataset's label-conditioned bigram infiller, trained once and cached on disk."""
+    """The dataset's label-conditioned bigram infiller, trained once and cached on disk (keyed on the
+    dataset, the predictor's fingerprint, ``max_texts``, ``seed`` and :data:`INFILLER_VERSION`)."""
     from ... import io, paths
     from .ngram import train_ngram
 
     if dataset is None:
         raise ValueError("MiCE needs dataset= (the train split its infiller is estimated on) or lm=")
     fp = model.fingerprint() if hasattr(model, "fingerprint") else "gold"
-    key = (dataset, fp, max_texts, seed)
+    key = (dataset, fp, max_texts, seed, INFILLER_VERSION)
     if key in _INFILLERS:
         return _INFILLERS[key]
-    path = paths.cache_dir() / "cf_feedback" / f"infiller_{dataset}_{fp}_{max_texts}_{seed}.pkl"
-    if path.exists():
-        lm = pickle.loads(path.read_bytes())
-    else:
+    tag = "" if INFILLER_VERSION == 1 else f"_v{INFILLER_VERSION}"
+    path = paths.cache_dir() / "cf_feedback" / f"infiller_{dataset}_{fp}_{max_texts}_{seed}{tag}.pkl"
+
+    def build():
         lm = train_ngram(dataset, getattr(model, "model", model), max_texts=max_texts, seed=seed)
         io.write_bytes(path, pickle.dumps(lm))
+        return lm
+
+    lm = io.read_or_rebuild(path, _read_infiller, build, what="infiller cache")
     _INFILLERS[key] = lm
+    return lm
+
+
+def _read_infiller(path):
+    from .ngram import BigramLM
+
+    lm = pickle.loads(path.read_bytes())
+    if not isinstance(lm, BigramLM):
+        raise TypeError(f"holds a {type(lm).__name__}, not a BigramLM")
     return lm

@@ -1,0 +1,565 @@
+"""Every computed cache is read through one reader: a truncated or half-written entry is reported by
+name (a ``RuntimeWarning``), removed and recomputed, never returned and never a crash; a run killed
+between the parts of a result never pairs one run's parts with another's; leftovers of a killed write
+are removed on the next run.  The expensive computations are replaced by tiny deterministic fakes."""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench import io, paths
+
+
+class Killed(BaseException):
+    """Stands for the process being killed in the middle of a write."""
+
+
+@pytest.fixture()
+def dirs(tmp_path, monkeypatch):
+    out = {k: tmp_path / k for k in ("results", "cache", "models")}
+    monkeypatch.setattr(paths, "results_dir", lambda: out["results"])
+    monkeypatch.setattr(paths, "cache_dir", lambda: out["cache"])
+    monkeypatch.setattr(paths, "models_dir", lambda: out["models"])
+    return out
+
+
+def _truncate(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: max(1, len(data) // 3)])
+
+
+def _only(folder, pattern):
+    hits = [p for p in folder.rglob(pattern) if not p.name.startswith(".")]
+    assert len(hits) == 1, f"expected one {pattern} under {folder}, found {hits}"
+    return hits[0]
+
+
+def _kill_on_write(monkeypatch, n: int):
+    """Make the ``n``-th parquet write from now on raise :class:`Killed` (the writes before it succeed)."""
+    real = pd.DataFrame.to_parquet
+    calls = {"n": 0}
+
+    def to_parquet(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == n:
+            raise Killed()
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", to_parquet)
+    return lambda: monkeypatch.setattr(pd.DataFrame, "to_parquet", real)
+
+
+# ---------------------------------------------------------------------------------------------
+# the shared reader
+# ---------------------------------------------------------------------------------------------
+def test_read_or_rebuild_names_removes_and_rebuilds_a_damaged_file(tmp_path):
+    path = tmp_path / "c.npy"
+    built = []
+
+    def build():
+        built.append(1)
+        with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            np.save(fh, np.arange(5))
+        return np.arange(5)
+
+    def read(p):
+        return np.load(p, allow_pickle=False)
+
+    np.testing.assert_array_equal(io.read_or_rebuild(path, read, build), np.arange(5))
+    np.testing.assert_array_equal(io.read_or_rebuild(path, read, build), np.arange(5))
+    assert len(built) == 1
+    _truncate(path)
+    with pytest.warns(RuntimeWarning, match=str(path)):
+        np.testing.assert_array_equal(io.read_or_rebuild(path, read, build), np.arange(5))
+    assert len(built) == 2
+    np.testing.assert_array_equal(read(path), np.arange(5))  # the rebuilt file is whole
+
+
+def test_read_or_rebuild_removes_leftovers_of_a_killed_write(tmp_path):
+    path = tmp_path / "c.bin"
+    leftover, old = tmp_path / ".c.bin.k3j2.tmp", tmp_path / ".c.bin.old"
+    other = tmp_path / ".other.bin.x1.tmp"  # another cache's write, maybe still running: left alone
+    for p in (leftover, old, other):
+        p.write_bytes(b"half")
+    assert io.read_or_rebuild(path, lambda p: p.read_bytes(), lambda: io.write_bytes(path, b"x").read_bytes()) == b"x"
+    assert not leftover.exists() and not old.exists() and other.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.: image runs (three tables, one unit)
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture()
+def images(dirs, monkeypatch):
+    from xaibench.data import birds
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+
+    monkeypatch.setattr(birds, "load_classes", lambda species: {})
+    calls = []
+
+    def run_one(imgs, pair, manip, r, seed, cfg, track=False):
+        calls.append(seed)
+        summary = {"pair": "/".join(pair), "manip": manip.name(), "r": r, "seed": seed, "epochs": cfg.epochs,
+                   "test_acc": 0.5 + cfg.epochs / 100}
+        final = pd.DataFrame({"method": ["gradient"], "attr_pct": [float(cfg.epochs)], "seed": [seed]})
+        tr = pd.DataFrame({"epoch": [1], "attr_pct": [float(cfg.epochs)]}) if track else pd.DataFrame()
+        return summary, final, tr
+
+    monkeypatch.setattr(ir, "run_one", run_one)
+    plan = ir.ImagePlan(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
+                        kinds=("watermark",))
+    return ir, plan, calls
+
+
+def test_image_runs_reuse_and_a_truncated_table_is_recomputed(images, dirs):
+    ir, plan, calls = images
+    cfg = ir.ImageConfig(epochs=3)
+    first = ir.run_images(cfg, plan)
+    n = len(calls)
+    again = ir.run_images(cfg, plan)
+    assert len(calls) == n  # reused
+    pd.testing.assert_frame_equal(again["images_attr"], first["images_attr"])
+    attr = _only(dirs["results"], "images_attr*.parquet")
+    _truncate(attr)
+    with pytest.warns(RuntimeWarning, match=attr.parent.name):
+        got = ir.run_images(cfg, plan)
+    assert len(calls) == 2 * n  # recomputed
+    for k in ("images_runs", "images_attr", "images_track"):
+        pd.testing.assert_frame_equal(got[k], first[k])
+
+
+def test_image_runs_killed_between_tables_never_mix_runs(images, dirs, monkeypatch):
+    ir, plan, calls = images
+    ir.run_images(ir.ImageConfig(epochs=3), plan)
+    restore = _kill_on_write(monkeypatch, 2)  # the new configuration's second table is never written
+    with pytest.raises(Killed):
+        ir.run_images(ir.ImageConfig(epochs=7), plan)
+    restore()
+    got = ir.run_images(ir.ImageConfig(epochs=7), plan)
+    assert (got["images_attr"]["attr_pct"] == 7.0).all()  # this configuration's attributions ...
+    assert (got["images_runs"]["epochs"] == 7).all()      # ... with this configuration's models
+    assert set(got["images_attr"]["seed"]) == set(got["images_runs"]["seed"])
+    old = ir.run_images(ir.ImageConfig(epochs=3), plan)   # the first configuration is still whole
+    assert (old["images_attr"]["attr_pct"] == 3.0).all()
+
+
+def test_image_store_leftovers_are_removed_on_the_next_run(images, dirs):
+    ir, plan, calls = images
+    ir.run_images(ir.ImageConfig(epochs=3), plan)
+    folder = ir.images_store().folder
+    leftover = folder / ".0123456789abcdef.x8y.tmp"
+    leftover.mkdir()
+    (leftover / "images_runs.parquet").write_bytes(b"PAR1")
+    ir.run_images(ir.ImageConfig(epochs=3), plan)
+    assert not leftover.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.: text attention and rationale runs
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture()
+def text(dirs, monkeypatch):
+    from xaibench.evaluation.attribution_gt import text_runner as tr
+
+    from tests.helpers.toy_text import sentiment_logreg
+
+    calls = []
+
+    def run_attention(df, cfg):
+        calls.append("attention")
+        for kind in cfg.kinds:  # the first run's model of each dataset is saved beside the table
+            sentiment_logreg().save(tr.attention_model_dir(kind, cfg.seeds[0], cfg))
+        return pd.DataFrame({"dataset": list(cfg.kinds), "method": "attention", "corr": float(cfg.hidden)}), {}
+
+    def run_rationales(df, cfg):
+        calls.append("rationales")
+        return pd.DataFrame({"dataset": ["article"], "model": ["rl"], "rate": [float(cfg.rationale_epochs)]})
+
+    monkeypatch.setattr(tr, "run_attention", run_attention)
+    monkeypatch.setattr(tr, "run_rationales", run_rationales)
+    return tr, calls
+
+
+@pytest.mark.parametrize("table", ["attention", "rationales"])
+def test_text_runs_truncated_table_is_named_and_recomputed(text, dirs, table):
+    tr, calls = text
+    cfg = tr.TextConfig.for_profile("quick")
+    first = tr.run_text(None, cfg)
+    tr.run_text(None, cfg)
+    assert calls == ["attention", "rationales"]  # reused
+    hits = [p for p in dirs["results"].rglob("*.parquet") if f"text_{table}" in str(p)]
+    assert len(hits) == 1
+    f = hits[0]
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.parent.name if f.parent.name != "attribution_gt" else f.name):
+        got = tr.run_text(None, cfg)
+    assert calls.count(table) == 2
+    pd.testing.assert_frame_equal(got[table], first[table])
+
+
+def test_text_runs_damaged_saved_model_is_named_and_retrained_with_its_table(text):
+    tr, calls = text
+    cfg = tr.TextConfig.for_profile("quick")
+    tr.run_text(None, cfg)
+    folder = tr.attention_model_dir("article", 0, cfg)
+    _truncate(folder / "model.pkl")
+    with pytest.warns(RuntimeWarning, match=str(folder)):
+        tr.run_text(None, cfg)
+    assert calls.count("attention") == 2 and calls.count("rationales") == 1
+    from xaibench.models.registry import load_model
+
+    assert load_model(folder, cache=False).predict(["a great film"]).tolist() == [1]  # whole again
+
+
+def test_text_runs_of_another_configuration_are_never_returned(text):
+    tr, calls = text
+    quick = tr.TextConfig.for_profile("quick")
+    other = tr.TextConfig.for_profile("quick")
+    other.hidden = 32
+    assert tr.run_text(None, quick)["attention"]["corr"].eq(16.0).all()
+    assert tr.run_text(None, other)["attention"]["corr"].eq(32.0).all()
+    assert tr.run_text(None, quick)["attention"]["corr"].eq(16.0).all()  # both kept, each its own
+    assert calls.count("attention") == 2
+    # each configuration's saved models have their own folder
+    assert tr.attention_model_dir("article", 0, quick) != tr.attention_model_dir("article", 0, other)
+
+
+# ---------------------------------------------------------------------------------------------
+# Filandrianos et al.: editor chains + their statistics, fluency scores, infillers, vectors, predictors
+# ---------------------------------------------------------------------------------------------
+class _Model:
+    n_classes = 2
+    kind = "fake"
+
+    def predict_proba(self, texts):
+        return np.tile([0.3, 0.7], (len(texts), 1))
+
+
+@pytest.fixture()
+def chains(dirs, monkeypatch):
+    from xaibench.data import cf_data
+    from xaibench.evaluation.cf_feedback import metrics as cfm
+    from xaibench.evaluation.cf_feedback import runner as R
+    from xaibench.explainers import counterfactual
+    from xaibench.models import cf_predictors
+
+    calls = []
+    monkeypatch.setattr(cf_predictors, "get_predictor", lambda *a, **k: _Model())
+    monkeypatch.setattr(counterfactual, "build_editor", lambda *a, **k: object())
+    monkeypatch.setattr(cf_data, "sample_test", lambda d, n, seed=42, max_words=None: pd.DataFrame(
+        {"text": [f"text {i}" for i in range(n)], "label": [i % 2 for i in range(n)]}))
+
+    def run_chains(editor, pred, texts, n_steps=2, progress=False):
+        calls.append(n_steps)
+        return pd.DataFrame([{"text_id": i, "step": s, "text": f"{t} edit {s}", "proba": [0.3, 0.7],
+                              "flipped": s % 2 == 1, "minimality": float(s)}
+                             for i, t in enumerate(texts) for s in range(n_steps + 1)])
+
+    monkeypatch.setattr(cfm, "run_chains", run_chains)
+    return R, calls
+
+
+@pytest.mark.parametrize("part", ["chains", "stats"])
+def test_editor_chains_damaged_part_is_named_and_recomputed(chains, dirs, part):
+    R, calls = chains
+    first, stats = R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    assert len(calls) == 1
+    hits = [p for p in dirs["results"].rglob("*.parquet" if part == "chains" else "*.json")
+            if p.name != "manifest.json"]
+    assert len(hits) == 1
+    f = hits[0]
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.parent.name if f.parent.name != "cf_feedback" else f.name):
+        got, got_stats = R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    assert len(calls) == 2
+    pd.testing.assert_frame_equal(got, first)
+    assert got_stats["n_edit_steps"] == stats["n_edit_steps"] == 6
+
+
+def test_editor_chains_of_another_setting_are_never_returned(chains):
+    R, calls = chains
+    a, _ = R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    b, _ = R.run_experiment("imdb", "mice", 3, n_steps=2, max_train=100, progress=False)
+    assert len(calls) == 2 and a["step"].max() == 2
+
+
+def test_infiller_tradeoff_truncated_is_named_and_recomputed(chains, dirs, monkeypatch):
+    from types import SimpleNamespace
+
+    from xaibench.explainers.counterfactual import mice, mlm
+
+    R, calls = chains
+
+    class FakeMiCE:
+        def __init__(self, dataset=None, lm=None, seed=42):
+            pass
+
+        def fit(self, pred):
+            return self
+
+    monkeypatch.setattr(mice, "MiCE", FakeMiCE)
+    monkeypatch.setattr(mlm, "train_mlm_infiller", lambda d, model, max_texts=1000, seed=42:
+                        SimpleNamespace(train_loss=1.5))
+    first = R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
+    R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
+    assert len(calls) == 2  # two infillers, once
+    f = _only(dirs["results"], "*.parquet")
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.parent.name if f.parent.name != "cf_feedback" else f.name):
+        got = R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
+    assert len(calls) == 4
+    cols = ["dataset", "infiller", "metric", "n_texts"]
+    pd.testing.assert_frame_equal(got[cols], first[cols])
+    assert got.loc[got.metric == "flip_rate@1", "ours"].tolist() == [1.0, 1.0]
+
+
+def test_fluency_store_truncated_is_named_and_rescored(dirs, monkeypatch):
+    from xaibench.evaluation.cf_feedback import runner as R
+    from xaibench.models import lm
+
+    scored = []
+
+    def sequence_nll(texts, model, tok):
+        scored.extend(texts)
+        return [float(len(t)) for t in texts], None
+
+    monkeypatch.setattr(lm, "load_causal_lm", lambda name, dtype="float32": (None, lambda t, **k: {"input_ids": t.split()}))
+    monkeypatch.setattr(lm, "sequence_nll", sequence_nll)
+    texts = ["a b", "ccc dd e"]
+    assert R._cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
+    assert R._cached_nll(texts, "smollm2", "float32", "imdb")[0] == {"a b": 3.0, "ccc dd e": 8.0}
+    assert len(scored) == 2  # the second call scored nothing
+    f = _only(dirs["results"], "fluency_imdb_*.parquet")
+    _truncate(f)
+    (f.parent / f".{f.name}.zz91.parquet.tmp").write_bytes(b"PAR1")  # a killed write's leftover
+    with pytest.warns(RuntimeWarning, match=f.name):
+        assert R._cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
+    assert len(scored) == 4
+    assert [p.name for p in f.parent.iterdir()] == [f.name]  # leftover removed
+    assert set(pd.read_parquet(f)["sha"]) and len(pd.read_parquet(f)) == 2
+
+
+def test_infiller_cache_damaged_is_named_and_retrained(dirs, monkeypatch):
+    from xaibench.explainers.counterfactual import mice, ngram
+
+    from tests.helpers.toy_text import NEG, POS
+
+    trained = []
+
+    def train_ngram(dataset, predictor=None, max_texts=None, seed=42):
+        trained.append(dataset)
+        return ngram.BigramLM(min_count=1).fit([t.split() for t in POS + NEG], [1] * 3 + [0] * 3)
+
+    monkeypatch.setattr(ngram, "train_ngram", train_ngram)
+    monkeypatch.setattr(mice, "_INFILLERS", {})
+    lm = mice.cached_infiller("imdb", None, 10, seed=1)
+    f = _only(dirs["cache"], "infiller_imdb_*.pkl")
+    _truncate(f)
+    monkeypatch.setattr(mice, "_INFILLERS", {})  # a new process
+    with pytest.warns(RuntimeWarning, match=f.name):
+        again = mice.cached_infiller("imdb", None, 10, seed=1)
+    assert len(trained) == 2
+    assert again.nll("a great film".split(), 1) == pytest.approx(lm.nll("a great film".split(), 1))
+    assert isinstance(pickle.loads(f.read_bytes()), ngram.BigramLM)  # rewritten whole
+
+
+def test_counterfitted_vectors_damaged_are_named_and_rebuilt(dirs, monkeypatch):
+    from xaibench import glove
+    from xaibench.explainers.counterfactual import counterfit, wordnet
+
+    from tests.helpers.toy_text import toy_vectors, toy_wordnet
+
+    v = toy_vectors()
+    monkeypatch.setattr(glove, "glove_index", lambda: {w: i for i, w in enumerate(v.words)})
+    monkeypatch.setattr(glove, "glove_matrix", lambda: v.vectors)
+    monkeypatch.setattr(wordnet, "load_wordnet", lambda folder=None: toy_wordnet())
+    first = counterfit.counterfitted_glove(n_words=10, epochs=2)
+    f = _only(dirs["cache"], "counterfit_glove50_*.npz")
+    _truncate(f)
+    leftover = f.parent / f".{f.name}.q1w2.tmp"
+    leftover.write_bytes(b"PK")
+    with pytest.warns(RuntimeWarning, match=f.name):
+        again = counterfit.counterfitted_glove(n_words=10, epochs=2)
+    assert again.words == first.words
+    np.testing.assert_allclose(again.vectors, first.vectors, atol=1e-6)
+    assert not leftover.exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert counterfit.counterfitted_glove(n_words=10, epochs=2).words == first.words  # whole again
+
+
+@pytest.fixture()
+def tiny_cf_data(dirs, monkeypatch):
+    from xaibench.data import cf_data
+
+    from tests.helpers.toy_text import NEG, POS
+
+    df = pd.DataFrame({"text": POS + NEG + POS + NEG, "label": [1] * 3 + [0] * 3 + [1] * 3 + [0] * 3,
+                       "split": ["train"] * 6 + ["test"] * 6})
+    monkeypatch.setattr(cf_data, "load_cf_dataset", lambda d: df)
+    monkeypatch.setattr(cf_data, "cf_label_names", lambda d: ["neg", "pos"])
+
+
+def test_saved_predictor_damaged_is_named_and_retrained(tiny_cf_data, dirs):
+    from xaibench.models.cf_predictors import get_predictor
+
+    clf = get_predictor("imdb", "logreg", seed=1)
+    files = [p for p in _only(dirs["models"], "config.json").parent.iterdir() if p.name != "config.json"]
+    assert files
+    for p in files:
+        _truncate(p)
+    with pytest.warns(RuntimeWarning, match="seed1"):
+        again = get_predictor("imdb", "logreg", seed=1)
+    np.testing.assert_allclose(again.predict_proba(["a great film"]), clf.predict_proba(["a great film"]))
+
+
+def test_saved_predictor_is_keyed_on_its_training_cap(tiny_cf_data, dirs):
+    from xaibench.models.cf_predictors import get_predictor
+
+    full = get_predictor("imdb", "logreg", seed=1)
+    capped = get_predictor("imdb", "logreg", seed=1, max_train=4)
+    assert full.fingerprint() != capped.fingerprint()  # the capped model is not the full one reused
+    assert get_predictor("imdb", "logreg", seed=1).fingerprint() == full.fingerprint()
+
+
+# ---------------------------------------------------------------------------------------------
+# Abraham et al. (CEBaB): per-explainer result files
+# ---------------------------------------------------------------------------------------------
+def test_cebab_result_file_truncated_is_named_and_recomputed(dirs, monkeypatch):
+    from types import SimpleNamespace
+
+    from xaibench.evaluation.cebab import runner
+    from xaibench.models import cebab_training
+
+    evaluated = []
+
+    def evaluate_one(model, name, train, pairs, seed, *a, **k):
+        evaluated.append(name)
+        return pd.DataFrame({"pair": [0, 1], "icace": [[0.1, 0.2], [0.3, 0.4]], "estimate": [[0.0, 0.5], [1.0, 0.0]]})
+
+    monkeypatch.setattr(cebab_training, "train_cebab", lambda *a, **k: SimpleNamespace(model=None))
+    monkeypatch.setattr(runner, "fit_data", lambda prof, seed, task="5-way": (None, None))
+    monkeypatch.setattr(runner, "evaluate_one", evaluate_one)
+    first = runner.run_one("logreg", "5-way", 0, ["slearner"], profile="quick", absa_model=None)
+    assert evaluated == ["slearner"] and len(first) == 2
+    f = runner.result_path("logreg", "5-way", 0, "slearner")
+    _truncate(f)
+    leftover = f.parent / f".{f.name}.a1b2.parquet.tmp"
+    leftover.write_bytes(b"PAR1")
+    with pytest.warns(RuntimeWarning, match=f.name):
+        got = runner.run_one("logreg", "5-way", 0, ["slearner"], profile="quick", absa_model=None)
+    assert evaluated == ["slearner"] * 2 and not leftover.exists()
+    np.testing.assert_allclose(np.stack(got["icace"]), np.stack(first["icace"]))
+    _truncate(f)
+    with pytest.warns(RuntimeWarning, match=f.name):  # reading the tables alone: named, dropped, no crash
+        assert runner.load_results(["logreg"], ["5-way"], [0], ["slearner"]).empty
+    assert not f.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# saved models trained on first use (CEBaB classifiers, human-grounded CNNs)
+# ---------------------------------------------------------------------------------------------
+def _toy_frame(n_rep: int = 2) -> pd.DataFrame:
+    from tests.helpers.toy_text import NEG, POS
+
+    return pd.DataFrame({"text": (POS + NEG) * n_rep, "label": ([1] * 3 + [0] * 3) * n_rep,
+                         "example_id": [f"e{i}" for i in range(6 * n_rep)]})
+
+
+def test_cebab_classifier_damaged_is_named_and_retrained(dirs, monkeypatch):
+    from xaibench.models import cebab_training as ct
+
+    trained = []
+    real_build = ct.build
+
+    def build(*a, **k):
+        trained.append(k)
+        return real_build(*a, **k)
+
+    monkeypatch.setattr(ct, "build", build)
+    monkeypatch.setattr(ct, "_frames", lambda task, split, prof: (_toy_frame(), _toy_frame(1), _toy_frame(1)))
+    first = ct.train_cebab("logreg", "binary", seed=3, profile="quick")
+    assert ct.train_cebab("logreg", "binary", seed=3, profile="quick").model.fingerprint() == first.model.fingerprint()
+    assert len(trained) == 1
+    _truncate(first.folder / "model.pkl")
+    with pytest.warns(RuntimeWarning, match=str(first.folder)):
+        again = ct.train_cebab("logreg", "binary", seed=3, profile="quick")
+    assert len(trained) == 2
+    np.testing.assert_allclose(again.model.predict_proba(["a great film"]), first.model.predict_proba(["a great film"]))
+    # settings passed on top of the recipe are part of what is reused
+    other = ct.train_cebab("logreg", "binary", seed=3, profile="quick", C=0.01)
+    assert len(trained) == 3 and other.model.C == 0.01
+
+
+def test_human_grounded_model_damaged_is_named_and_retrained(dirs, monkeypatch):
+    from xaibench.evaluation.human_grounded import training as hg
+    from xaibench.models import cnn
+    from xaibench.models.logreg import LogRegClassifier
+
+    trained = []
+
+    def fake_cnn(n_classes, seed, lr, epochs, patience):  # a fast stand-in, saved and loaded like any model
+        trained.append(epochs)
+        return LogRegClassifier(n_classes, seed=seed, cache=False)
+
+    monkeypatch.setattr(cnn, "CNNClassifier", fake_cnn)
+    splits = {"train": _toy_frame(), "dev": _toy_frame(1)}
+    first = hg.get_models("amazon", splits, seed=5, max_epochs=1)
+    hg.get_models("amazon", splits, seed=5, max_epochs=1)
+    assert len(trained) == 2  # one per condition, then reused
+    folder = hg.model_folder("amazon", "well", 5)
+    _truncate(folder / "hg_recipe.json")
+    with pytest.warns(RuntimeWarning, match=str(folder)):
+        again = hg.get_models("amazon", splits, seed=5, max_epochs=1)
+    assert len(trained) == 3
+    np.testing.assert_allclose(again["well"].predict_proba(["a great film"]), first["well"].predict_proba(["a great film"]))
+
+
+def test_cebab_damaged_metrics_are_named_not_a_crash(dirs):
+    from xaibench.evaluation.cebab.runner import is_trained
+    from xaibench.models.cebab_training import collect_metrics
+    from xaibench.models.zoo import model_dir
+
+    f = model_dir("cebab", "logreg", "5-way", "exclusive", 1) / "metrics.json"
+    f.parent.mkdir(parents=True)
+    f.write_text('{"model": "logreg", "pro')  # cut short
+    assert is_trained("logreg", "5-way", 1, profile="quick") is False
+    with pytest.warns(RuntimeWarning, match=str(f)):
+        assert collect_metrics(profile="quick").empty
+    assert not f.exists()
+
+
+def test_converted_fluency_lm_damaged_is_named_and_converted_again(dirs, monkeypatch):
+    from xaibench.models import lm
+
+    from tests.test_lm import _tiny_lm
+
+    converted = []
+
+    def convert(dest):
+        converted.append(dest)
+        with io.atomic_dir(dest) as tmp:
+            _tiny_lm(tmp)
+        return dest
+
+    monkeypatch.setattr(lm, "convert_smollm2", convert)
+    lm.load_causal_lm.cache_clear()
+    try:
+        lm.load_causal_lm("smollm2")
+        lm.load_causal_lm.cache_clear()
+        lm.load_causal_lm("smollm2")
+        assert len(converted) == 1
+        weights = _only(lm.smollm2_cache_dir(), "*.safetensors")
+        _truncate(weights)
+        lm.load_causal_lm.cache_clear()
+        with pytest.warns(RuntimeWarning, match=str(lm.smollm2_cache_dir())):
+            model, tok = lm.load_causal_lm("smollm2")
+        assert len(converted) == 2
+        nll, _ = lm.sequence_nll(["the film was good"], model, tok)
+        assert nll[0] == pytest.approx(np.log(9), abs=1e-5)  # the tiny LM is uniform over its 9 words
+    finally:
+        lm.load_causal_lm.cache_clear()
