@@ -22,7 +22,7 @@ from .text_data import ArticleSplit
 
 def _shares(scores: np.ndarray, corr: np.ndarray, noncorr: np.ndarray) -> dict[str, float]:
     c = attr_pct(scores, corr)
-    nc = attr_pct(scores, noncorr)
+    nc = attr_pct(scores, noncorr, allow_empty=True)  # no non-correlating articles in the `article` data
     return {"corr": c, "noncorr": nc, "other": 1.0 - c - nc}
 
 
