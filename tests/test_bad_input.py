@@ -202,7 +202,7 @@ def test_feature_explainers_record_truncation(name):
 # 10. opaque errors from deep inside pandas, numpy or torch become messages about the input
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", ["chains_without_text_id", "per_step_without_columns", "empty_texts",
-                                  "nan_label"])
+                                  "nan_label", "none_text_to_spacy", "nan_target"])
 def test_opaque_errors_name_the_input(case, editors, clf):
     from xaibench.evaluation.cf_feedback import metrics as cf
     from xaibench.evaluation.cf_feedback.runner import table_per_step
@@ -217,6 +217,11 @@ def test_opaque_errors_name_the_input(case, editors, clf):
     elif case == "empty_texts":  # an empty chain table, then KeyError: 'text_id'
         _raises(lambda: cf.run_chains(editors["mice"], cf.CountingPredictor(clf), [], n_steps=1), ValueError,
                 "texts", "empty")
+    elif case == "none_text_to_spacy":  # was spaCy's "[E1041] Expected a string, Doc, or bytes as input"
+        _raises(lambda: editors["polyjuice"].explain(["a good film", None]), TypeError, "texts", "item 1",
+                "NoneType")
+    elif case == "nan_target":  # was "cannot convert float NaN to integer"
+        _raises(lambda: editors["mice"].explain(TEXTS[:1], [np.nan]), ValueError, "targets", "NaN")
     else:  # NaN cast to int: IndexError "Target -9223372036854775808 is out of bounds" inside torch
         _raises(lambda: RationaleModel(hidden=4, max_epochs=1).fit(TOY, [0, 1, np.nan, 1], TOY[:2], [0, 1]),
                 ValueError, "labels", "NaN")
