@@ -120,7 +120,7 @@ class CounterfactualExplainer(Explainer):
         texts = check_texts(texts)
         if targets is None:
             return texts, None
-        n_classes = getattr(getattr(self, "model", None), "n_classes", None)
+        n_classes = getattr(self.model, "n_classes", None)
         default = "the second most probable classes" if self.targeted else "no target (the editor ignores it)"
         return texts, check_targets(targets, len(texts), n_classes, default=default)
 

@@ -66,12 +66,12 @@ class Classifier(abc.ABC):
     # ----- public API ------------------------------------------------------------------------
     def fit(self, texts: Sequence[str], labels: Sequence[int], dev_texts: Sequence[str] | None = None,
             dev_labels: Sequence[int] | None = None) -> "Classifier":
-        from ..checks import check_labels
+        from ..checks import check_labels, check_texts
 
         texts = _as_text_list(texts)
         labels = check_labels(labels, n_classes=self.n_classes, n=len(texts))
         if dev_texts is not None:
-            dev_texts = check_texts_as_list(dev_texts, "dev_texts")
+            dev_texts = check_texts(dev_texts, "dev_texts")
             if dev_labels is None:
                 raise ValueError("dev_texts were given without dev_labels; pass both or neither")
             dev_labels = check_labels(dev_labels, n_classes=self.n_classes, n=len(dev_texts), what="dev_labels",
@@ -224,13 +224,9 @@ class TorchTextClassifier(Classifier):
 
 
 def _as_text_list(texts: Sequence[str] | str) -> list[str]:
-    return check_texts_as_list(texts)
-
-
-def check_texts_as_list(texts: Sequence[str] | str, what: str = "texts") -> list[str]:
     from ..checks import check_texts
 
-    return check_texts(texts, what)
+    return check_texts(texts)
 
 
 class VocabTorchClassifier(TorchTextClassifier):

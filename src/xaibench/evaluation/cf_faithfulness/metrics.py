@@ -104,7 +104,7 @@ def _check_inputs(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.n
     if len(selected) != len(X):
         raise ValueError(f"selected has {len(selected)} rows but X {len(X)}; pass one row of feature ids per row")
     if targets is not None:
-        targets = check_targets(targets, len(X), model.n_classes if hasattr(model, "n_classes") else None,
+        targets = check_targets(targets, len(X), getattr(model, "n_classes", None),
                                 default="the model's predictions")
     return X, selected, targets
 
