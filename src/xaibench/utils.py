@@ -49,30 +49,11 @@ def query_seed(*parts) -> int:
     return int.from_bytes(hashlib.sha256(_utf8(key)).digest()[:8], "little")
 
 
-_FIX_SURROGATES = ("decode the source with errors='replace' (not 'surrogateescape'), or clean the texts: "
-                   "[t.encode('utf-8', 'replace').decode('utf-8') for t in texts]")
-
-
 def check_texts(texts, what: str = "texts") -> list[str]:
-    """The one input check of every model and explainer entry point: ``texts`` must be a list
-    (or other sequence) of ``str`` without lone surrogates.  Returns it as a list; raises
-    ``TypeError``/``ValueError`` saying which item is wrong and how to fix it."""
-    if isinstance(texts, (str, bytes)):
-        raise TypeError(f"{what}: pass a list of texts, not a single string (wrap it: [text])")
-    if texts is None or not hasattr(texts, "__iter__"):
-        raise TypeError(f"{what} must be a list of str; got {type(texts).__name__}")
-    out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            hint = " (missing values? drop or fill them first, e.g. df['text'].fillna(''))" if t is None or (
-                isinstance(t, float) and t != t) else ""
-            raise TypeError(f"{what} must be str; item {i} is {type(t).__name__} {t!r:.40}{hint}")
-        try:
-            t.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ValueError(f"{what}: item {i} holds a lone surrogate {t[e.start]!r} at character {e.start} "
-                             f"(bytes that were not valid UTF-8); {_FIX_SURROGATES}") from None
-    return out
+    """The text check of every model and explainer entry point (:func:`xaibench.checks.check_texts`)."""
+    from .checks import check_texts as _check
+
+    return _check(texts, what)
 
 
 def sha256_file(path, chunk: int = 1 << 20) -> str:

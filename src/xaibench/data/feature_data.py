@@ -107,6 +107,14 @@ class FeatureSpec:
             out[j] = self.offsets[j] + int(v)
         return out
 
+    def chars_read(self, text: str) -> int:
+        """How much of ``text`` :meth:`from_text` reads: a sentence longer than ``n_features`` words is
+        cut after its ``n_features``-th word (``text[:chars_read(text)]`` gives the same row)."""
+        if self.kind != "text":
+            return len(text)
+        ends = [m.end() for m in re.finditer(r"\S+", text)]
+        return len(text) if len(ends) <= self.n_features else ends[self.n_features - 1]
+
     def from_texts(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack([self.from_text(t) for t in texts]) if len(texts) else np.zeros((0, self.n_features), np.int64)
 

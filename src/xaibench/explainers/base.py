@@ -109,6 +109,21 @@ class CounterfactualExplainer(Explainer):
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
         """Candidate edits per text; ``targets`` are the desired classes (ignored if untargeted)."""
 
+    def _check_inputs(self, texts: Any, targets: Any = None) -> tuple[list[str], np.ndarray | None]:
+        """What every editor's ``explain`` checks first: ``texts`` a list of ``str`` (a single string
+        is refused, not edited character by character) and, when given, one target class per text
+        (within the predictor's classes when it declares ``n_classes``)."""
+        from ..checks import check_targets, check_texts
+
+        if not hasattr(self, "model"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted: call .fit(predictor) before .explain(texts)")
+        texts = check_texts(texts)
+        if targets is None:
+            return texts, None
+        n_classes = getattr(self.model, "n_classes", None)
+        default = "the second most probable classes" if self.targeted else "no target (the editor ignores it)"
+        return texts, check_targets(targets, len(texts), n_classes, default=default)
+
 
 def applicable(explainers: Mapping[str, Any], output: str) -> list[str]:
     """Names of the ``explainers`` (``{name: class or instance}``, order kept) whose declared

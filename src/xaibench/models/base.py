@@ -66,16 +66,17 @@ class Classifier(abc.ABC):
     # ----- public API ------------------------------------------------------------------------
     def fit(self, texts: Sequence[str], labels: Sequence[int], dev_texts: Sequence[str] | None = None,
             dev_labels: Sequence[int] | None = None) -> "Classifier":
+        from ..checks import check_labels, check_texts
+
         texts = _as_text_list(texts)
-        labels = np.asarray(labels, dtype=np.int64)
-        if len(texts) != len(labels):
-            raise ValueError(f"fit got {len(texts)} texts but {len(labels)} labels; pass one label per text")
-        if labels.min() < 0 or labels.max() >= self.n_classes:
-            raise ValueError(f"labels must lie in [0, {self.n_classes - 1}]; got range "
-                             f"[{labels.min()}, {labels.max()}]")
-        self.history = self._fit(texts, labels,
-                                 _as_text_list(dev_texts) if dev_texts is not None else None,
-                                 np.asarray(dev_labels, dtype=np.int64) if dev_labels is not None else None)
+        labels = check_labels(labels, n_classes=self.n_classes, n=len(texts))
+        if dev_texts is not None:
+            dev_texts = check_texts(dev_texts, "dev_texts")
+            if dev_labels is None:
+                raise ValueError("dev_texts were given without dev_labels; pass both or neither")
+            dev_labels = check_labels(dev_labels, n_classes=self.n_classes, n=len(dev_texts), what="dev_labels",
+                                      texts_name="dev_texts")
+        self.history = self._fit(texts, labels, dev_texts, dev_labels)
         self._fingerprint = None
         return self
 
@@ -223,7 +224,7 @@ class TorchTextClassifier(Classifier):
 
 
 def _as_text_list(texts: Sequence[str] | str) -> list[str]:
-    from ..utils import check_texts
+    from ..checks import check_texts
 
     return check_texts(texts)
 

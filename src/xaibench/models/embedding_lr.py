@@ -227,6 +227,10 @@ class EmbeddingLR(TorchTextClassifier):
     def _predict_proba(self, texts: list[str]) -> np.ndarray:
         return self.proba_ids(self.spec.from_texts(texts)).astype(np.float32)
 
+    def chars_read(self, text: str) -> int:
+        """The model reads the first ``n_features`` words of a sentence (:meth:`FeatureSpec.chars_read`)."""
+        return self.spec.chars_read(text)
+
     def _save_weights(self, folder: Path) -> None:
         import torch
 

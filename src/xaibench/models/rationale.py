@@ -177,10 +177,15 @@ class RationaleModel:
             dev_labels: Sequence[int]) -> "RationaleModel":
         import torch
 
+        from ..checks import check_labels, check_texts
         from ..progress import progress
         from ..utils import set_seed
 
-        texts, labels = list(texts), np.asarray(labels, dtype=np.int64)
+        texts = check_texts(texts)
+        labels = check_labels(labels, n=len(texts))
+        dev_texts = check_texts(dev_texts, "dev_texts")
+        dev_labels = check_labels(dev_labels, n_classes=int(labels.max()) + 1, n=len(dev_texts), what="dev_labels",
+                                  texts_name="dev_texts")
         set_seed(self.seed)
         self.vocab = Vocab.build(texts)
         emb, _ = glove_vectors(self.vocab.itos, seed=self.seed)
@@ -216,8 +221,14 @@ class RationaleModel:
     def _eval_batches(self, texts: Sequence[str]):
         import torch
 
+        from ..checks import check_texts
+
+        if self.module is None:
+            raise RuntimeError("the rationale model is not trained yet: call fit(texts, labels, dev_texts, dev_labels)")
+        texts = check_texts(texts)
+        if not texts:
+            raise ValueError("texts is empty; pass at least one text")
         self.module.eval()
-        texts = list(texts)
         with torch.inference_mode():
             for i in range(0, len(texts), 256):
                 ids, mask = self.encode(texts[i : i + 256])
@@ -234,7 +245,11 @@ class RationaleModel:
         return np.concatenate(preds), sel
 
     def evaluate(self, texts: Sequence[str], labels: Sequence[int]) -> dict[str, float]:
+        from ..checks import check_labels, check_texts
+
+        texts = check_texts(texts)
         preds, sel = self.predict_select(texts)
+        labels = check_labels(labels, n_classes=self.module.cls_out.out_features, n=len(texts))
         n_sel = sum(int(s.sum()) for s in sel)
         n_tok = sum(len(s) for s in sel)
         return {"acc": float((preds == np.asarray(labels)).mean()), "rate": n_sel / max(n_tok, 1)}

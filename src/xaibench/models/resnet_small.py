@@ -18,6 +18,9 @@ def normalise(images: np.ndarray):
     """uint8 ``(B, S, S, 3)`` -> float tensor ``(B, 3, S, S)`` (ImageNet mean/variance)."""
     import torch
 
+    from ..checks import check_images_uint8
+
+    images = check_images_uint8(images, "images", ndim=(4,))
     x = (np.asarray(images, dtype=np.float32) / 255.0 - IMAGENET_MEAN) / IMAGENET_STD
     return torch.as_tensor(x).permute(0, 3, 1, 2).contiguous()
 

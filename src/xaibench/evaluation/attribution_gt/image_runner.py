@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ...checks import check_count, check_images_uint8
 from .manipulations import Manipulation
 from .metrics import attr_pct
 from .reassign import reassign_labels_binary
@@ -43,6 +44,13 @@ class ImageConfig:
     track_methods: tuple[str, ...] = ("gradient", "cam")  # Attr% at every epoch (Fig. 6)
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for name in ("canvas", "epochs", "batch_size", "n_train", "n_val", "n_explain", "smoothgrad_samples",
+                     "lime_samples", "lime_segments", "shap_samples"):
+            check_count(getattr(self, name), name, 1)
+        if not self.widths:
+            raise ValueError(f"widths must list at least one stage width; got {self.widths!r}")
+
     @classmethod
     def for_profile(cls, profile: str) -> "ImageConfig":
         if profile == "quick":
@@ -59,6 +67,7 @@ def _resize(img: np.ndarray, size: int) -> np.ndarray:
 
 def view(img: np.ndarray, size: int, rng: np.random.Generator | None) -> np.ndarray:
     """Random crop (80-100% side) + horizontal flip when ``rng`` is given, else centre crop 90%."""
+    img = check_images_uint8(img, "img", ndim=(3,))
     h = img.shape[0]
     if rng is None:
         c = int(0.9 * h)
@@ -134,6 +143,13 @@ def run_one(images: dict, pair: tuple[str, str], manip: Manipulation, r: float, 
     from ...models.resnet_small import SmallResNet, normalise
     from ...utils import set_seed
 
+    for cls in pair:
+        if cls not in images:
+            raise ValueError(f"pair names class {cls!r} but images has classes {sorted(images)}")
+        if not len(images[cls]):
+            raise ValueError(f"images[{cls!r}] is empty; each class of the pair needs images")
+        for j, img in enumerate(images[cls]):
+            check_images_uint8(img, f"images[{cls!r}][{j}]", ndim=(3,))
     set_seed(seed)
     rng = np.random.default_rng(seed)
     sp = split_pair(images, pair, cfg, seed)

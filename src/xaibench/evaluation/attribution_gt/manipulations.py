@@ -77,7 +77,9 @@ class Manipulation:
 
     # ----- the manipulation ---------------------------------------------------------------------
     def __call__(self, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        img = np.asarray(img, dtype=np.uint8)
+        from ...checks import check_images_uint8
+
+        img = check_images_uint8(img, "img", ndim=(3,))
         size = img.shape[0]
         if img.shape != (size, size, 3):
             raise ValueError(f"manipulations expect a square RGB uint8 image, got shape {img.shape}")

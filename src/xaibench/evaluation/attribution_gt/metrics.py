@@ -16,10 +16,17 @@ import numpy as np
 from ..base import Metric
 
 
-def attr_pct(scores: np.ndarray, er: np.ndarray) -> float:
-    """``sum_{i in ER} |s_i| / sum_i |s_i|``; NaN when every score is 0 (nothing to share)."""
+def attr_pct(scores: np.ndarray, er: np.ndarray, allow_empty: bool = False) -> float:
+    """``sum_{i in ER} |s_i| / sum_i |s_i|``; NaN when every score is 0 (nothing to share).
+
+    An empty ``er`` is refused (its Attr% of 0 would read as a result) unless ``allow_empty``: the
+    share of a region that may legitimately be empty (non-correlating articles of a review) is 0."""
+    from ...checks import check_nonempty_mask
+
     s = np.abs(np.asarray(scores, dtype=np.float64))
     er = np.asarray(er, dtype=bool)
+    if not allow_empty:
+        check_nonempty_mask(er, "er (the effective region)")
     if s.shape != er.shape:
         raise ValueError(f"scores shape {s.shape} does not match the ER mask shape {er.shape}")
     total = s.sum()

@@ -99,9 +99,17 @@ def build_article_dataset(df: pd.DataFrame, kind: str = "article", seed: int = 0
     """Pool all reviews of ``df`` (columns ``text``, ``label``), reassign labels with keep-probability
     ``r``, manipulate, drop reviews without a (correlated) article, shuffle with ``seed`` and cut
     train/val/test (the paper reshuffles for every experiment)."""
+    from ...checks import check_columns, check_count, check_labels, check_texts
+
+    if kind not in KINDS:
+        raise ValueError(f"unknown article dataset kind {kind!r}; choose one of {KINDS}")
+    for name, v in (("n_train", n_train), ("n_val", n_val), ("n_test", n_test), ("max_length", max_length)):
+        check_count(v, name, 1)
+    check_columns(df, ("text", "label"), "df", "the reviews: one row per review with its binary label")
+    texts = check_texts(df["text"].tolist(), "df['text']")
+    orig = check_labels(df["label"].tolist(), n_classes=2, what="df['label']")
     rng = np.random.default_rng(seed)
-    toks = [clean_review(t, max_length) for t in df["text"].tolist()]
-    orig = df["label"].to_numpy().astype(np.int64)
+    toks = [clean_review(t, max_length) for t in texts]
     new = reassign_labels_binary(orig, r, rng)
     rows = []
     for t, y, y0 in zip(toks, new, orig):

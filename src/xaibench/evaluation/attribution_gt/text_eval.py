@@ -22,7 +22,7 @@ from .text_data import ArticleSplit
 
 def _shares(scores: np.ndarray, corr: np.ndarray, noncorr: np.ndarray) -> dict[str, float]:
     c = attr_pct(scores, corr)
-    nc = attr_pct(scores, noncorr)
+    nc = attr_pct(scores, noncorr, allow_empty=True)  # no non-correlating articles in the `article` data
     return {"corr": c, "noncorr": nc, "other": 1.0 - c - nc}
 
 
@@ -59,6 +59,12 @@ def explainer_attr(explainer: Any, split: ArticleSplit, idx: Sequence[int]) -> p
 
 
 def summarise_shares(df: pd.DataFrame) -> dict[str, float]:
+    from ...checks import check_columns
+
+    if isinstance(df, pd.DataFrame) and not len(df):
+        raise ValueError("df has no reviews: score at least one review (n_explain / max_reviews >= 1)")
+    check_columns(df, ("corr", "noncorr", "other", "share_corr_tokens", "share_noncorr_tokens"), "df",
+                  "the per-review shares of shares_table / attention_attr / explainer_attr")
     return {"corr": float(df["corr"].mean()), "noncorr": float(df["noncorr"].mean()),
             "other": float(df["other"].mean()), "share_corr_tokens": float(df["share_corr_tokens"].mean()),
             "share_noncorr_tokens": float(df["share_noncorr_tokens"].mean())}

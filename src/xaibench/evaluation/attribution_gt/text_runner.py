@@ -49,6 +49,15 @@ class TextConfig:
     rationale_epochs: int = 5
     rationale_seed: int = 0
 
+    def __post_init__(self) -> None:
+        from ...checks import check_count
+
+        for name in ("n_train", "n_val", "n_test", "hidden", "max_epochs", "n_explain", "n_probe", "rationale_hidden",
+                     "rationale_epochs"):
+            check_count(getattr(self, name), name, 1)
+        if not self.seeds:
+            raise ValueError(f"seeds must list at least one run seed; got {self.seeds!r}")
+
     @classmethod
     def for_profile(cls, profile: str) -> "TextConfig":
         if profile == "quick":

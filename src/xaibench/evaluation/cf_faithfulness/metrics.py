@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ...checks import check_count, check_feature_ids, check_finite, check_targets
 from ...data.feature_data import PAD_ID, UNK_ID
 from ..base import Metric
 
@@ -60,9 +61,8 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 def top_k(scores: np.ndarray, X: np.ndarray, k: int) -> np.ndarray:
     """``(n, k)`` indices of the ``k`` features with the largest ``|score|`` (non-padding, non-zero
     scores only; ties by position); ``-1`` pads rows with fewer than ``k`` candidates."""
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    scores, X = np.asarray(scores, dtype=np.float64), np.asarray(X)
+    check_count(k, "k", 1)
+    scores, X = check_finite(scores, "scores (the explainer's feature scores)"), np.asarray(X)
     if scores.shape != X.shape:
         raise ValueError(f"scores {scores.shape} and rows {X.shape} differ in shape")
     mag = np.where((X != PAD_ID) & (scores != 0), np.abs(scores), -np.inf)
@@ -78,11 +78,35 @@ def ground_truth_selection(model: Any, X: np.ndarray, k: int) -> np.ndarray:
 
 def ground_truth_recall(selected: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """Per row: ``|selected ∩ truth| / |truth|`` (``-1`` entries ignored; 0 for an empty truth)."""
+    selected, truth = check_feature_ids(selected, what="selected"), check_feature_ids(truth, what="truth")
+    if len(selected) != len(truth):
+        raise ValueError(f"selected has {len(selected)} rows but truth {len(truth)}; pass one row per explained row")
     out = np.zeros(len(truth))
     for i, (s, t) in enumerate(zip(selected, truth)):
         t = set(int(v) for v in t if v >= 0)
         out[i] = len(t & set(int(v) for v in s if v >= 0)) / len(t) if t else 0.0
     return out
+
+
+def _check_inputs(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The id rows ``X`` (``(n, M)``, n >= 1), the selections (integer ids -1 or in ``[0, M)``, one row per
+    row of ``X``) and the targets (one class per row) every metric below reads."""
+    X = np.asarray(X)
+    M = model.spec.n_features
+    if X.ndim != 2 or X.shape[1] != M:
+        raise ValueError(f"X must be id rows of shape (n, {M}); got shape {X.shape}")
+    if X.dtype.kind not in "iu":
+        raise TypeError(f"X must hold integer feature-value ids; got dtype {X.dtype}")
+    if not len(X):
+        raise ValueError("X has no rows; pass at least one row to explain (n_explain >= 1)")
+    selected = check_feature_ids(selected, M, "selected")
+    if len(selected) != len(X):
+        raise ValueError(f"selected has {len(selected)} rows but X {len(X)}; pass one row of feature ids per row")
+    if targets is not None:
+        targets = check_targets(targets, len(X), getattr(model, "n_classes", None),
+                                default="the model's predictions")
+    return X, selected, targets
 
 
 def _selected_mask(selected: np.ndarray, M: int) -> np.ndarray:
@@ -104,7 +128,7 @@ def erasure_scores(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.
     if mode == "mask" and model.spec.kind != "text":
         raise ValueError("masking needs an <unk> embedding: only text datasets have one (use mode='delete')")
     fill = PAD_ID if mode == "delete" else UNK_ID
-    X = np.asarray(X)
+    X, selected, targets = _check_inputs(model, X, selected, targets)
     sel = _selected_mask(selected, X.shape[1])
     real = X != PAD_ID
     n = np.arange(len(X))
@@ -134,7 +158,7 @@ def discrete_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, ta
     """Algorithm 1: every combination of the selected features' values (original excluded); keep the
     one with the lowest ``p(y_hat | x')``.  Rows with nothing selected keep ``x' = x``."""
     spec = model.spec
-    X = np.asarray(X)
+    X, selected, targets = _check_inputs(model, X, selected, targets)
     n = len(X)
     X_cf = X.copy()
     for i in range(n):
@@ -170,7 +194,7 @@ def continuous_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, 
     The model is used as a differentiable black box (``model.logits_from_embeddings``)."""
     import torch
 
-    X = np.asarray(X)
+    X, selected, targets = _check_inputs(model, X, selected, targets)
     n, M = X.shape
     rows, cols = np.nonzero(selected >= 0)
     feats = selected[rows, cols]
@@ -234,7 +258,7 @@ def evaluate_selection(model: Any, X: np.ndarray, selected: np.ndarray, truth: n
                        cont_kwargs: Mapping[str, Any] | None = None) -> dict[str, float]:
     """Every metric of :data:`METRICS` for one explainer's selections on rows ``X`` (targets: the
     model's predictions)."""
-    X = np.asarray(X)
+    X, selected, _ = _check_inputs(model, X, selected)
     targets = model.proba_ids(X).argmax(1)
     out: dict[str, float] = {"ground_truth": float(ground_truth_recall(selected, truth).mean())}
     er = erasure_scores(model, X, selected, targets, "delete")

@@ -28,9 +28,19 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ...checks import check_columns, check_count, check_texts
 from ..base import Metric
 
 N_STEPS = 9
+#: the columns every summary of a chain table reads (one row per text and step, as run_chains returns)
+CHAIN_COLUMNS = ("text_id", "step", "minimality", "flipped")
+_CHAIN_HINT = "pass the chain table of run_chains / run_experiment: one row per (text_id, step)"
+
+
+def check_chains(chains: pd.DataFrame, cols=("text_id", "step"), what: str = "chains") -> pd.DataFrame:
+    """``chains`` must be a chain table with the columns ``cols`` (a clear error, not ``KeyError 'text_id'``)."""
+    check_columns(chains, cols, what, _CHAIN_HINT)
+    return chains
 
 
 METRICS: dict[str, Metric] = {
@@ -148,6 +158,9 @@ def select_candidate(current_pred: int, cand_preds: Sequence[int], cand_dists: S
     lowest-minimality candidate (first one on ties)."""
     if len(cand_preds) == 0:
         raise ValueError("no candidates to select from")
+    if len(cand_preds) != len(cand_dists):
+        raise ValueError(f"cand_preds has {len(cand_preds)} entries but cand_dists {len(cand_dists)}; "
+                         "pass one prediction and one distance per candidate")
     d = np.asarray(cand_dists, dtype=np.float64)
     flips = np.asarray(cand_preds) != current_pred
     pool = np.flatnonzero(flips) if flips.any() else np.arange(len(d))
@@ -208,9 +221,12 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
     ``p_target``, ``minimality`` (to the previous step), ``flipped``, ``n_candidates``,
     ``n_tokens``, ``seconds``.  Chains end when the editor returns nothing new.
     """
+    texts = check_texts(texts)
+    n_steps = check_count(n_steps, "n_steps", 1)
     if tokenize is None:
         from ...nlp import tokens as tokenize
-    texts = list(texts)
+    if not texts:
+        raise ValueError("texts is empty; pass at least one text to edit")
     cur = list(texts)
     P = predictor.predict_proba(cur)
     rows = [{"text_id": i, "step": 0, "text": t, "pred": int(p.argmax()), "proba": p.tolist(),
@@ -263,12 +279,14 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
 # ----------------------------------------------------------------------------------------------
 def chain_distances(chains: pd.DataFrame) -> list[list[float]]:
     """Minimality sequences d_1..d_m per text, in text_id order (empty if the chain never moved)."""
+    check_chains(chains, ("text_id", "step", "minimality"))
     edits = chains[chains["step"] > 0].sort_values(["text_id", "step"])
     grouped = edits.groupby("text_id")["minimality"].apply(list)
     return [[float(x) for x in grouped.get(tid, [])] for tid in sorted(chains["text_id"].unique())]
 
 
 def flip_rate_at(chains: pd.DataFrame, n: int) -> float:
+    check_chains(chains, ("text_id", "step", "flipped"))
     n_all = chains["text_id"].nunique()
     return flip_rate(chains.loc[chains["step"] == n, "flipped"].tolist(), n_all=n_all)
 

@@ -64,12 +64,14 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     """
     import time
 
-    from ...config import positive_int
     from ...data.cf_data import sample_test
     from ...explainers.counterfactual import build_editor
     from ...models.cf_predictors import get_predictor, max_words as model_max_words
 
-    positive_int(n_texts, "n_texts")  # before the predictor is trained: a sample needs one text or more
+    from ...checks import check_count
+
+    n_texts = check_count(n_texts, "n_texts", 1)  # before the predictor is trained
+    n_steps = check_count(n_steps, "n_steps", 1)
     config = {"dataset": dataset, "editor": editor, "n_texts": n_texts, "n_steps": n_steps, "seed": seed,
               "predictor": predictor, "max_words": max_words, "max_train": max_train, "lm_max_texts": lm_max_texts}
     store = chains_store()
@@ -117,6 +119,7 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     from ...models.cf_predictors import get_predictor
     from ...nlp import tokens
 
+    cf.check_chains(chains, ("text_id", "step", "text"))
     chains = chains.copy()
     rows = chains.index if steps is None else chains.index[chains["step"].isin(list(steps))]
     texts = chains.loc[rows, "text"].tolist()
@@ -237,6 +240,7 @@ def _paper(paper_table: str, **f) -> dict:
 
 
 def table_inconsistency(chains: pd.DataFrame, ns: Sequence[int] = (1, 2, 3, 5, 9)) -> pd.DataFrame:
+    cf.check_chains(chains, ("dataset", "editor", *cf.CHAIN_COLUMNS))
     pv = paper_values("cf_feedback", paper_table="Table 1")
     rows = []
     for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
@@ -253,6 +257,7 @@ def table_inconsistency(chains: pd.DataFrame, ns: Sequence[int] = (1, 2, 3, 5, 9
 
 
 def table_flip_rate(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFrame:
+    cf.check_chains(chains, ("dataset", "editor", *cf.CHAIN_COLUMNS))
     pv = paper_values("cf_feedback", paper_table="Table 2")
     rows = []
     for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
@@ -271,6 +276,8 @@ def table_fluency(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFr
     characters with blank lines before GPT-2 scores it; see :mod:`.claims`), a different quantity
     from ours: they are put beside both of our quantities for reference, not for comparison.
     """
+    cf.check_chains(chains, ("dataset", "editor", "step", "nll_base", "ppl_base", "nll_fine", "ppl_fine"),
+                    "chains (with the columns add_fluency adds)")
     pv = paper_values("cf_feedback", paper_table="Table 3")
     rows = []
     for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
@@ -290,6 +297,7 @@ def table_fluency(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFr
 
 
 def table_sample_size(chains: pd.DataFrame, sample_sizes: Sequence[int] = SAMPLE_SIZES) -> pd.DataFrame:
+    cf.check_chains(chains, ("dataset", "editor", *cf.CHAIN_COLUMNS))
     pv = paper_values("cf_feedback", paper_table=["Table 4", "Table 5"])
     out = []
     for d, gd in chains.groupby("dataset", sort=False):
@@ -325,6 +333,7 @@ def table_per_step(chains: pd.DataFrame) -> pd.DataFrame:
 
     The paper prints these only as figures, so ``paper`` is NaN.
     """
+    cf.check_chains(chains, ("dataset", "editor", "text_id", "step", "minimality", "n_tokens"))
     rows = []
     for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
         g = g.sort_values(["text_id", "step"])
@@ -353,6 +362,7 @@ def table_per_step(chains: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 def per_step_frame(chains: pd.DataFrame) -> pd.DataFrame:
     """Long frame of per-step minimality, inconsistency, target probability, NLLs."""
+    cf.check_chains(chains, ("dataset", "editor", "text_id", "step", "minimality", "p_target", "n_tokens"))
     rows = []
     for (d, e, tid), g in chains[chains["step"] > 0].groupby(["dataset", "editor", "text_id"]):
         g = g.sort_values("step")
@@ -401,6 +411,7 @@ def plot_lengths(chains: pd.DataFrame):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    cf.check_chains(chains, ("dataset", "editor", "text_id", "step", "n_tokens"))
     rows = []
     for (d, e, tid), g in chains.groupby(["dataset", "editor", "text_id"]):
         g = g.sort_values("step")

@@ -146,8 +146,9 @@ class MiCE(CounterfactualExplainer):
         return cands, wins
 
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
+        texts, targets = self._check_inputs(texts, targets)
         if targets is None:
-            targets = [int(np.argsort(-p)[1]) for p in self.model.predict_proba(list(texts))]
+            targets = [int(np.argsort(-p)[1]) for p in self.model.predict_proba(texts)] if texts else []
         out = []
         for text, target in zip(texts, targets):
             rng = np.random.default_rng([self.seed, len(text), sum(map(ord, text[:200]))])

@@ -148,6 +148,7 @@ class Polyjuice(CounterfactualExplainer):
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
         from ...nlp import parse
 
+        texts, _ = self._check_inputs(texts, targets)
         out = []
         for doc in parse(texts):
             self._words = (doc, [t.text for t in doc])  # read by every _apply on this doc

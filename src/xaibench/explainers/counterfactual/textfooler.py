@@ -78,6 +78,7 @@ class TextFooler(CounterfactualExplainer):
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
         from ...nlp import parse
 
+        texts, _ = self._check_inputs(texts, targets)
         # only tokens and POS are read: the parser and lemmatizer are skipped (the tagger's and the
         # attribute ruler's output does not depend on them)
         return [self._attack(doc) for doc in parse(texts, disable=("parser", "lemmatizer"))]

@@ -50,12 +50,18 @@ class FeatureExplainer(LocalExplainer):
     def _check(self, X: np.ndarray, targets) -> tuple[np.ndarray, np.ndarray]:
         if self.model is None:
             raise RuntimeError(f"{type(self).__name__} is not fitted: call .fit(model, train_ids) first")
-        X = np.asarray(X, dtype=np.int64)
+        from ...checks import check_targets
+
+        X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.model.spec.n_features:
             raise ValueError(f"expected id rows of shape (n, {self.model.spec.n_features}); got {X.shape}")
-        t = self.model.proba_ids(X).argmax(1) if targets is None else np.asarray(targets, dtype=np.int64)
-        if t.shape != (len(X),):
-            raise ValueError(f"got {len(X)} rows but {t.size} targets; pass one target per row")
+        if X.size and X.dtype.kind not in "iu":
+            raise TypeError(f"X must hold integer feature-value ids; got dtype {X.dtype}")
+        X = X.astype(np.int64)
+        if targets is None:
+            t = self.model.proba_ids(X).argmax(1)
+        else:
+            t = check_targets(targets, len(X), getattr(self.model, "n_classes", None), default="the predicted classes")
         return X, t
 
     def explain_ids(self, X: np.ndarray, targets: Sequence[int] | None = None) -> np.ndarray:
@@ -71,19 +77,23 @@ class FeatureExplainer(LocalExplainer):
     def _explain_rows(self, X: np.ndarray, targets: np.ndarray) -> np.ndarray: ...
 
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[Attribution]:
-        if isinstance(texts, str):
-            raise TypeError("pass a list of texts, not a single string (wrap it: [text])")
+        from ...checks import check_texts
+
+        texts = check_texts(texts)
         spec = self.model.spec if self.model is not None else None
         if spec is None:
             raise RuntimeError(f"{type(self).__name__} is not fitted: call .fit(model, train_ids) first")
-        X = spec.from_texts(list(texts))
+        X = spec.from_texts(texts)
         X, t = self._check(X, targets)
         S = self.explain_ids(X, t)
         out = []
         for text, row, s, tgt in zip(texts, X, S, t):
             keep = row != PAD_ID
             toks = [tok for tok, k in zip(spec.tokens(row), keep) if k]
-            out.append(Attribution(text, toks, s[keep], int(tgt), meta={"method": self.name}))
+            # a sentence longer than the model's word slots is cut: record it as the local explainers do
+            read = spec.chars_read(text)
+            out.append(Attribution(text, toks, s[keep], int(tgt), meta={"method": self.name},
+                                   truncated=read < len(text), chars_read=read))
         return out
 
 

@@ -63,20 +63,9 @@ class BaseLocalExplainer(LocalExplainer):
 
 def _check_targets(targets: Any, n_texts: int, model: Any) -> np.ndarray:
     """``targets`` as an int array: one class index in ``[0, n_classes)`` per text."""
-    fix = "pass one class index per text, or targets=None for the predicted classes"
-    if isinstance(targets, (str, bytes)) or not hasattr(targets, "__len__"):
-        raise TypeError(f"targets must be a list of class indices; got {type(targets).__name__} ({fix})")
-    vals = list(targets)
-    bad = [i for i, t in enumerate(vals) if isinstance(t, bool) or not isinstance(t, (int, np.integer))]
-    if bad:
-        raise TypeError(f"targets must be class indices (int); item {bad[0]} is {vals[bad[0]]!r} ({fix})")
-    arr = np.asarray(vals, dtype=np.int64).reshape(-1)
-    if len(arr) != n_texts:
-        raise ValueError(f"got {n_texts} texts but {len(arr)} targets; pass one target per text")
-    n_classes = getattr(model, "n_classes", None)
-    if n_classes is not None and ((arr < 0).any() or (arr >= n_classes).any()):
-        raise ValueError(f"targets must lie in [0, {n_classes - 1}]; got {sorted(set(arr.tolist()))}")
-    return arr
+    from ...checks import check_targets
+
+    return check_targets(targets, n_texts, getattr(model, "n_classes", None))
 
 
 # ----------------------------------------------------------------------------------------------
