@@ -18,7 +18,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .loaders import load
+from .loaders import load, processed_path
 
 CF_DATASETS = ("imdb", "newsgroups")
 NEWSGROUPS7 = ("alt", "comp", "misc", "rec", "sci", "soc", "talk")
@@ -41,8 +41,35 @@ def strip_post(text: str) -> str:
     return strip_newsgroup_footer(strip_newsgroup_quoting(strip_newsgroup_header(text)))
 
 
+_MEMO: dict[tuple, pd.DataFrame] = {}
+
+
 def load_cf_dataset(name: str) -> pd.DataFrame:
-    """``text``/``label``/``split`` frame of ``imdb`` or ``newsgroups`` (7 classes, stripped)."""
+    """``text``/``label``/``split`` frame of ``imdb`` or ``newsgroups`` (7 classes, stripped).
+
+    Memoised per process (a notebook asks for the same dataset many times; stripping the posts
+    takes seconds), keyed on the processed file's size and time so that a rebuilt file is read
+    again; each call returns its own copy, so a caller's edits never reach the next caller."""
+    raw_name = {"imdb": "imdb", "newsgroups": "20newsgroups"}.get(name)
+    if raw_name is None:
+        raise ValueError(f"unknown dataset {name!r}; use one of {CF_DATASETS}")
+    path = processed_path(raw_name)
+
+    def key() -> tuple:
+        stat = path.stat() if path.exists() else None
+        return name, str(path), stat and (stat.st_size, stat.st_mtime_ns)
+
+    k = key()
+    if k not in _MEMO:
+        df = _build_cf_dataset(name)
+        k = key()  # load() may just have written the processed file
+        if len(_MEMO) >= 4:
+            _MEMO.clear()
+        _MEMO[k] = df
+    return _MEMO[k].copy()
+
+
+def _build_cf_dataset(name: str) -> pd.DataFrame:
     if name == "imdb":
         df = load("imdb")[["text", "label", "split"]].copy()
         df["text"] = [" ".join(_BR.sub(" ", t).split()) for t in df["text"]]

@@ -6,6 +6,7 @@ transparent ground-truth model of the counterfactual-faithfulness protocol and a
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
 import re
 from pathlib import Path
@@ -218,5 +219,16 @@ class LogRegClassifier(Classifier):
 
     def _weights_digest(self) -> str:
         self._require()
-        return hashlib.sha1(pickle.dumps((self.clf.coef_, self.clf.intercept_,
-                                          getattr(self.vectorizer, "vocabulary_", None)))).hexdigest()
+        # the parameters' values, not pickled bytes (which can differ for the same model once it is
+        # saved and loaded): coefficients, intercepts and the vocabulary as sorted (term, column) pairs
+        h = hashlib.sha1()
+        for arr in (self.clf.coef_, self.clf.intercept_):
+            a = np.ascontiguousarray(arr, dtype=np.float64)
+            h.update(str(a.shape).encode())
+            h.update(a.tobytes())
+        vocab = getattr(self.vectorizer, "vocabulary_", None) or {}
+        h.update(json.dumps(sorted((str(k), int(v)) for k, v in vocab.items())).encode())
+        idf = getattr(self.vectorizer, "idf_", None)
+        if idf is not None:
+            h.update(np.ascontiguousarray(idf, dtype=np.float64).tobytes())
+        return h.hexdigest()
