@@ -228,3 +228,20 @@ def test_fig8_has_a_panel_row_per_class_and_a_shapley_bar_per_run_at_its_own_acc
     assert bars == pytest.approx(sorted([shapley_manipulation_range(0.5, 0.99)[0],
                                          shapley_manipulation_range(0.8, 0.80)[0]]))
     plt.close(fig)
+
+
+def test_attention_gap_table_reads_the_attr_at_the_first_epoch_reaching_0_9():
+    import json
+
+    from xaibench.evaluation.attribution_gt import attention_gap as ag
+
+    hist = [{"epoch": 1, "dev_acc": 0.85, "val_attn_corr": 0.1}, {"epoch": 2, "dev_acc": 0.93, "val_attn_corr": 0.3},
+            {"epoch": 3, "dev_acc": 0.975, "val_attn_corr": 0.5}]
+    rows = pd.DataFrame([{"variant": "hidden 200", "seed": 0, "hidden": 200, "n_train": 7000, "attr_articles": 0.45,
+                          "article_share": 0.09, "epochs": 3, "val_acc": 0.975, "test_acc": 0.97,
+                          "epoch_history": json.dumps(hist)}])
+    t = ag.gap_table(rows).iloc[0]
+    assert t.ours == 0.45 and t.paper == pytest.approx(0.086) and t["val_attr_at_0.9"] == pytest.approx(0.3)
+    assert t.per_epoch == "0.850:0.100; 0.930:0.300; 0.975:0.500"
+    with pytest.raises(ValueError, match="cannot change \\['embedding'\\]"):
+        ag.run_variant(None, None, 0, "x", embedding=200)

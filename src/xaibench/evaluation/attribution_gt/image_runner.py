@@ -312,13 +312,14 @@ class ImagePlan:
     r_values: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # Fig. 8 (paper: the same, 4 pairs)
     r_kinds: tuple[str, ...] = ("noise", "watermark")  # Fig. 8 (paper: all five)
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
-    group_runs_per_kind: int = 1                   # Figs. 5-6 with species groups (run_groups; 0: none)
+    group_runs_per_kind: int = 1                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
+    group_kinds: tuple[str, ...] = ("noise", "watermark")  # ... for these manipulations (CPU cost: those of Fig. 8)
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImagePlan":
         if profile == "quick":
             return cls(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
-                       kinds=("watermark",), group_runs_per_kind=1)
+                       kinds=("watermark",), group_runs_per_kind=1, group_kinds=("watermark",))
         return cls()
 
 
