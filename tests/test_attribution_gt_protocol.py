@@ -245,3 +245,21 @@ def test_attention_gap_table_reads_the_attr_at_the_first_epoch_reaching_0_9():
     assert t.per_epoch == "0.850:0.100; 0.930:0.300; 0.975:0.500"
     with pytest.raises(ValueError, match="cannot change \\['embedding'\\]"):
         ag.run_variant(None, None, 0, "x", embedding=200)
+
+
+def test_runs_learned_claim_is_judged_on_the_species_group_runs_when_present():
+    from xaibench.evaluation.attribution_gt import claims as gc
+
+    def share(group, k, n):
+        return {"group": group, "metric": at.SHARE_METRIC, "ours": k / n, "n_runs": n, "n_learned": k}
+
+    pairs_only = pd.DataFrame([share("er", 1, 20)])
+    out = gc.check_runs_learned(lambda name: pairs_only)
+    assert out.verdict == "not reproduced" and "1 of 20 Fig. 5 runs" in out.reason
+    both = pd.DataFrame([share("er", 1, 20), share("er-groups", 8, 10)])
+    out = gc.check_runs_learned(lambda name: both)
+    assert out.ours == pytest.approx(0.8) and out.verdict == "reproduced"
+    assert "8 of 10 species-group runs" in out.reason and "species-pair runs: 1 of 20" in out.reason
+    few = pd.DataFrame([share("er", 1, 20), share("er-groups", 2, 2)])
+    out = gc.check_runs_learned(lambda name: few)
+    assert out.verdict == "not comparable" and "only 2 species-group runs (2 learned)" in out.reason
