@@ -66,6 +66,7 @@ def test_image_config_rejects_unknown_settings():
     assert (defaults.cam_negatives, defaults.lime_hide, defaults.shap_background) == ("relu", "black", "test")
 
 
+@pytest.mark.slow
 def test_run_one_explains_both_classes_and_reads_the_best_checkpoint():
     """A tiny run on synthetic 'species': the explained images hold both classes (the old first-n choice
     explained class 0 only), and the summary reports its sizes."""
