@@ -19,16 +19,28 @@ DISTINCT_PAIRS = (("Bohemian_Waxwing", "Horned_Grebe"), ("Henslow_Sparrow", "Ind
                   ("Eared_Grebe", "Cedar_Waxwing"), ("Lazuli_Bunting", "Le_Conte_Sparrow"))
 
 
-def load_classes(classes: tuple[str, ...] | list[str]) -> dict[str, list[np.ndarray]]:
-    """``{class: [uint8 (227, 227, 3) arrays in file order]}`` for the requested species."""
+def all_classes() -> list[str]:
+    """The species (folder names) of the subset, sorted."""
+    raw = ensure_raw("birds")
+    return sorted(p.name for p in raw.iterdir() if p.is_dir() and any(p.glob("*.jpg")))
+
+
+def load_classes(classes: tuple[str, ...] | list[str], size: int | None = None) -> dict[str, list[np.ndarray]]:
+    """``{class: [uint8 (227, 227, 3) arrays in file order]}`` for the requested species; ``size``:
+    resize every image to ``size x size`` on loading (saves memory when many species are loaded)."""
     from PIL import Image
 
+    if size is not None and size < 1:
+        raise ValueError(f"size={size!r} must be a positive number of pixels (or None: keep the original size)")
     raw = ensure_raw("birds")
     out: dict[str, list[tuple[str, np.ndarray]]] = {c: [] for c in classes}
     for c in classes:
         for f in sorted((raw / c).glob("*.jpg")):
             with Image.open(f) as im:
-                out[c].append((f.name, np.asarray(im.convert("RGB"))))
+                im = im.convert("RGB")
+                if size is not None:
+                    im = im.resize((size, size), Image.BILINEAR)
+                out[c].append((f.name, np.asarray(im)))
     missing = [c for c, v in out.items() if not v]
     if missing:
         raise KeyError(f"no images for {missing}; class names are CUB folder names such as 'Cedar_Waxwing'")

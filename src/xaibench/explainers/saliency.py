@@ -8,10 +8,13 @@ saliency (channels reduced with absolute values, as the paper does for Gradient)
   ``noise_level * (max - min)`` of the image (the paper's value of that fraction is not legible; 0.15
   follows Smilkov et al.'s 10-20% range).
 * ``cam``: class activation map (Zhou et al. 2016) -- the authors' "GradCAM" is CAM: last conv
-  maps weighted by the linear head's weights of the target class, upsampled bilinearly; |.|.
+  maps weighted by the linear head's weights of the target class, upsampled bilinearly; negative
+  values zeroed (``negatives="relu"``, as the authors' ``saliency_gradcam``) or ``"abs"`` (|.|).
 * ``lime``: captum ``Lime`` over SLIC superpixels sized for the canvas (the paper used quickshift
-  through the ``lime`` package), |ridge coefficient| (alpha 1, as the ``lime`` package) spread over each superpixel.
-* ``shap``: captum ``GradientShap`` (expected gradients) with a baseline set of training images.
+  through the ``lime`` package), |ridge coefficient| (alpha 1, as the ``lime`` package) spread over each
+  superpixel; a hidden superpixel takes ``hide`` (an input-space tensor, e.g. a black image as the
+  authors' ``hide_color=0``; default 0 in normalised space = the ImageNet-mean grey).
+* ``shap``: captum ``GradientShap`` (expected gradients) with a baseline (background) set of images.
 """
 from __future__ import annotations
 
@@ -45,16 +48,22 @@ def smoothgrad(model, x, target, n_samples: int = 50, noise_level: float = 0.15,
     return np.concatenate(out)
 
 
-def cam(model, x, target, **_):
+CAM_NEGATIVES = ("relu", "abs")
+
+
+def cam(model, x, target, negatives: str = "relu", **_):
     import torch
     import torch.nn.functional as F
 
+    if negatives not in CAM_NEGATIVES:
+        raise ValueError(f"cam: negatives={negatives!r} is not allowed; choose one of {CAM_NEGATIVES}")
     with torch.no_grad():
         f = model.features(x)  # (B, C, h, w)
         w = model.fc.weight[target]  # (B, C)
         m = torch.einsum("bchw,bc->bhw", f, w).unsqueeze(1)
         m = F.interpolate(m, size=x.shape[-2:], mode="bilinear", align_corners=False)
-    return m.squeeze(1).abs().cpu().numpy()
+    m = m.squeeze(1)
+    return (m.clamp(min=0) if negatives == "relu" else m.abs()).cpu().numpy()
 
 
 def superpixels(img_uint8: np.ndarray, n_segments: int = 40) -> np.ndarray:
@@ -63,7 +72,8 @@ def superpixels(img_uint8: np.ndarray, n_segments: int = 40) -> np.ndarray:
     return slic(img_uint8, n_segments=n_segments, compactness=10, start_label=0)
 
 
-def lime(model, x, target, images: np.ndarray | None = None, n_samples: int = 200, n_segments: int = 40, **_):
+def lime(model, x, target, images: np.ndarray | None = None, n_samples: int = 200, n_segments: int = 40,
+         hide=None, **_):
     import torch
     from captum._utils.models.linear_model import SkLearnRidge
     from captum.attr import Lime
@@ -74,8 +84,10 @@ def lime(model, x, target, images: np.ndarray | None = None, n_samples: int = 20
     for i in range(x.shape[0]):
         seg = torch.as_tensor(superpixels(images[i], n_segments)).long()
         mask = seg.unsqueeze(0).unsqueeze(0).expand(1, 3, *seg.shape)
-        a = Lime(model, interpretable_model=SkLearnRidge(alpha=1.0)).attribute(x[i : i + 1], target=target[i : i + 1], feature_mask=mask, n_samples=n_samples,
-                                  perturbations_per_eval=min(n_samples, 64))
+        base = 0.0 if hide is None else torch.as_tensor(hide, dtype=x.dtype).expand_as(x[i : i + 1])
+        a = Lime(model, interpretable_model=SkLearnRidge(alpha=1.0)).attribute(
+            x[i : i + 1], target=target[i : i + 1], feature_mask=mask, n_samples=n_samples, baselines=base,
+            perturbations_per_eval=min(n_samples, 64))
         out.append(a.detach().abs()[:, 0].cpu().numpy())  # same value on every channel of a superpixel
     return np.concatenate(out)
 

@@ -93,11 +93,12 @@ def manipulation_grid(images: list[np.ndarray], size: int = 112, seed: int = 0):
     return fig
 
 
-def fig5_attr_vs_er(attr: pd.DataFrame):
-    """Fig. 5: per Fig. 5 run (r = 0.5), method and class, the mean Attr% on the ER against the ER size;
-    colour = manipulation, circle = manipulated positives, square = unchanged negatives, filled = learned.
-    Dotted: a uniform map (Attr% = ER size); green: the ideal Attr% = 1."""
-    per_run = saliency_per_run(attr[attr.experiment == "er"])
+def fig5_attr_vs_er(attr: pd.DataFrame, experiment: str = "er", protocol: str = ""):
+    """Fig. 5: per Fig. 5 run (r = 0.5; ``experiment``), method and class, the mean Attr% on the ER against
+    the ER size; colour = manipulation, circle = manipulated positives, square = unchanged negatives,
+    filled = learned.  Dotted: a uniform map (Attr% = ER size); green: the ideal Attr% = 1.  ``protocol``
+    (e.g. "species groups") is named in the title."""
+    per_run = saliency_per_run(attr[attr.experiment == experiment])
     methods = method_order(per_run.method)
     fig, axes = _panels(methods)
     handles = {}
@@ -118,14 +119,15 @@ def fig5_attr_vs_er(attr: pd.DataFrame):
     handles["did not learn (open marker)"] = axes[0].scatter([], [], facecolors="none", edgecolors="0.4")
     _legend(fig, handles)
     done = per_run.drop_duplicates("run")
-    fig.suptitle(f"{PAPER}, Fig. 5: Attr% on the ER vs. ER size at r = 0.5, {count_runs(len(done))}; "
+    fig.suptitle(f"{PAPER}, Fig. 5{' (' + protocol + ')' if protocol else ''}: Attr% on the ER vs. ER size at "
+                 f"r = 0.5, {count_runs(len(done))}; "
                  f"{learned_note(int(done.learned.sum()), len(done))}\ndotted: a uniform map; green: the ideal "
                  "for a model that learned", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def fig6_attr_vs_acc(track: pd.DataFrame):
+def fig6_attr_vs_acc(track: pd.DataFrame, protocol: str = ""):
     """Fig. 6: per tracked run and method, the mean Attr% on the ER after every epoch against the test
     accuracy after that epoch (one line per run, colour = manipulation); ``None`` without tracking rows."""
     if not len(track):
@@ -145,7 +147,8 @@ def fig6_attr_vs_acc(track: pd.DataFrame):
     _legend(fig, handles)
     last = tr.sort_values("epoch").groupby("run").tail(1)
     n_runs, n_learned = last.run.nunique(), int((last.groupby("run").test_acc.first() > LEARNED_ACC).sum())
-    fig.suptitle(f"{PAPER}, Fig. 6: Attr% on the ER vs. test accuracy during training, {count_runs(n_runs)} "
+    fig.suptitle(f"{PAPER}, Fig. 6{' (' + protocol + ')' if protocol else ''}: Attr% on the ER vs. test accuracy "
+                 f"during training, {count_runs(n_runs)} "
                  f"(tracked methods only); {learned_note(n_learned, n_runs)} by the last epoch\ndotted: "
                  f"{LEARNED_ACC:.0%} test accuracy", fontsize=10)
     fig.tight_layout()
@@ -194,39 +197,54 @@ def shapley_band(r_grid: np.ndarray, accuracy: float) -> np.ndarray:
 
 def fig8_attr_vs_r(attr: pd.DataFrame, run_table: pd.DataFrame):
     """Fig. 8: per r-sweep run, method and class, the mean Attr% on the ER against the label keep-probability
-    r; colour = manipulation, solid = similar pair, dashed = distinct pair, filled markers = learned runs.
-    Green: the Shapley range at the r runs' mean test accuracy; ``None`` without r runs."""
+    r, one row of panels per class (top: the manipulated positives, as the paper; bottom: the unchanged
+    negatives); colour = manipulation, solid = similar pair, dashed = distinct pair, filled markers =
+    learned runs.  Green: each run's own Shapley range (App. B.6) at its test accuracy, a vertical bar from
+    the lower end to 1 at its r (no bar where the accuracy is <= 0.5); ``None`` without r runs."""
+    import matplotlib.pyplot as plt
+
     rs = attr[attr.experiment.str.startswith("r-")]
     if not len(rs):
         return None
     rs = rs.assign(pair_type=rs.experiment.str.split("-").str[1])
     per_run = saliency_per_run(rs).merge(rs.drop_duplicates("run")[["run", "pair_type"]], on="run")
-    v = per_run.groupby(["manipulation", "method", "pair_type", "r", "run"], as_index=False).agg(
-        attr_pct=("attr_pct", "mean"), learned=("learned", "first"))
-    methods = method_order(v.method)
-    fig, axes = _panels(methods, size=3.0)
-    grid = np.linspace(0.5, 1.0, 51)
-    acc = float(run_table.loc[run_table.experiment.str.startswith("r-"), "test_acc"].mean())
-    lo = shapley_band(grid, acc)
+    methods = method_order(per_run.method)
+    classes = [c for c in ("positive", "negative") if c in set(per_run["class"])]
+    fig, axes = plt.subplots(len(classes), len(methods), figsize=(3.0 * len(methods) + 1.8, 3.0 * len(classes) + 0.8),
+                             squeeze=False, sharex=True, sharey=True)
+    acc = run_table[run_table.experiment.str.startswith("r-")].drop_duplicates("run").set_index("run").test_acc
+    offset = {"similar": -0.008, "distinct": 0.008}
     handles = {}
-    for ax, method in zip(axes, methods):
-        ax.fill_between(grid, lo, 1.0, color="g", alpha=0.15)
-        for (kind, ptype), g in v[v.method == method].groupby(["manipulation", "pair_type"]):
-            g = g.sort_values("r")
-            colour = KIND_COLOURS.get(kind, "k")
-            line, = ax.plot(g.r, g.attr_pct, "-" if ptype == "similar" else "--", color=colour, lw=1)
-            handles[f"{kind}, {ptype} pair"] = line
-            for _, row in g.iterrows():
-                _marker(ax, row.r, row.attr_pct, colour, bool(row.learned), size=25)
-        ax.set_title(method_name(method), fontsize=10)
-        ax.set_xlabel("label keep-probability r")
-    axes[0].set_ylabel(ATTR_LABEL + "\n(mean of both classes)")
-    handles["did not learn (open marker)"] = axes[0].scatter([], [], facecolors="none", edgecolors="0.4")
+    for row, cls in enumerate(classes):
+        for col, method in enumerate(methods):
+            ax = axes[row, col]
+            sub = per_run[(per_run.method == method) & (per_run["class"] == cls)]
+            for run, g in sub.groupby("run"):
+                p = float(acc.get(run, np.nan))
+                if p > 0.5:
+                    x = float(g.r.iloc[0]) + offset.get(g.pair_type.iloc[0], 0.0)
+                    lo = shapley_manipulation_range(float(g.r.iloc[0]), p)[0]
+                    band = ax.plot([x, x], [lo, 1.0], color="g", alpha=0.35, lw=3, solid_capstyle="butt")[0]
+                    handles.setdefault("Shapley range at the run's test accuracy", band)
+            for (kind, ptype), g in sub.groupby(["manipulation", "pair_type"]):
+                g = g.sort_values("r")
+                colour = KIND_COLOURS.get(kind, "k")
+                line, = ax.plot(g.r, g.attr_pct, "-" if ptype == "similar" else "--", color=colour, lw=1)
+                handles[f"{kind}, {ptype} pair"] = line
+                for _, rr in g.iterrows():
+                    _marker(ax, rr.r, rr.attr_pct, colour, bool(rr.learned), size=25)
+            if row == 0:
+                ax.set_title(method_name(method), fontsize=10)
+            if row == len(classes) - 1:
+                ax.set_xlabel("label keep-probability r")
+        axes[row, 0].set_ylabel(f"{ATTR_LABEL}\n({cls} class)")
+    handles["did not learn (open marker)"] = axes[0, 0].scatter([], [], facecolors="none", edgecolors="0.4")
     _legend(fig, handles)
-    rr = v.drop_duplicates("run")
-    fig.suptitle(f"{PAPER}, Fig. 8: Attr% on the ER vs. r, {count_runs(len(rr))}; "
-                 f"{learned_note(int(rr.learned.sum()), len(rr))}\ngreen: the Shapley range at the runs' mean test "
-                 f"accuracy {acc:.2f} (the paper: > 0.95 for every run)", fontsize=10)
+    done = per_run.drop_duplicates("run")
+    fig.suptitle(f"{PAPER}, Fig. 8: Attr% on the ER vs. r, {count_runs(len(done))}; "
+                 f"{learned_note(int(done.learned.sum()), len(done))}\ngreen: each run's Shapley range at its own "
+                 "test accuracy (the paper: > 0.95 for every run); top row: the manipulated positive class",
+                 fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -8,9 +8,19 @@ One *run* = one species pair, one manipulation, one keep-probability ``r``:
    every epoch each training original is randomly cropped / flipped, resized to the canvas and
    only *then* manipulated (fresh noise / watermark text), so the ER stays fixed while the bird
    pixels vary.  Validation/test images: centre crop, manipulated once (fixed seed);
-3. a small ResNet is trained with Adam; test accuracy and Attr% of every saliency method on the
-   joint ER are recorded (per class: manipulated positives / unmanipulated negatives), optionally
-   at every epoch (Fig. 6).
+3. a small ResNet is trained with Adam (optionally stopped at the first epoch whose validation
+   accuracy reaches ``stop_val_acc`` and read at its best validation checkpoint); test accuracy and
+   Attr% of every saliency method on the joint ER are recorded for a class-balanced, shuffled
+   (seeded) subset of the test images (per class: manipulated positives / unmanipulated negatives),
+   optionally at every epoch (Fig. 6).
+
+Saliency follows the authors' code by default: CAM zeroes negative values (``cam_negatives="relu"``),
+LIME hides superpixels with black (``lime_hide="black"``, their ``hide_color=0``), SHAP's background
+is a set of test images (``shap_background="test"``).
+
+**Species groups** (``group_size > 0``, :func:`run_groups`): each class of a run is a random group
+of ``group_size`` species (disjoint, :func:`species_groups`) instead of one species, so that a run has
+about 1,000 training images per class as the paper's.
 """
 from __future__ import annotations
 
@@ -42,6 +52,15 @@ class ImageConfig:
     shap_samples: int = 20
     n_explain: int = 10    # test images explained per run
     track_methods: tuple[str, ...] = ("gradient", "cam")  # Attr% at every epoch (Fig. 6)
+    cam_negatives: str = "relu"      # the authors' saliency_gradcam; "abs": |CAM|
+    lime_hide: str = "black"         # the authors' hide_color=0; "mean": the ImageNet-mean grey
+    shap_background: str = "test"    # the authors' test images; "train": unmanipulated training images
+    n_background: int = 8            # SHAP background images
+    stop_val_acc: float = 0.0        # stop at the first epoch with val acc >= this (0: train every epoch)
+    best_checkpoint: bool = False    # read the model at its best validation epoch
+    group_size: int = 0              # species per class (0: one species per class, the pair runs)
+    n_test: int = 0                  # test images per class (0: all the rest)
+    preresize: int = 0               # resize the originals to this side once on loading (0: keep 227 px)
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -50,6 +69,16 @@ class ImageConfig:
             check_count(getattr(self, name), name, 1)
         if not self.widths:
             raise ValueError(f"widths must list at least one stage width; got {self.widths!r}")
+        allowed = {"cam_negatives": ("relu", "abs"), "lime_hide": ("black", "mean"),
+                   "shap_background": ("test", "train")}
+        for name, ok in allowed.items():
+            if getattr(self, name) not in ok:
+                raise ValueError(f"ImageConfig.{name}={getattr(self, name)!r} is not allowed; choose one of {ok}")
+        if not 0 <= self.stop_val_acc <= 1:
+            raise ValueError(f"ImageConfig.stop_val_acc={self.stop_val_acc!r} must lie in [0, 1] (0: no early stop)")
+        for name in ("group_size", "n_test", "preresize"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"ImageConfig.{name}={getattr(self, name)!r} must be >= 0 (0: off)")
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImageConfig":
@@ -57,6 +86,20 @@ class ImageConfig:
             return cls(canvas=32, widths=(8, 16), epochs=2, n_train=8, n_val=4, smoothgrad_samples=4,
                        lime_samples=20, lime_segments=8, shap_samples=4, n_explain=4)
         return cls()
+
+    @classmethod
+    def groups(cls, profile: str, **overrides) -> "ImageConfig":
+        """The species-group protocol: 24 species per class (about 1,000 training / 100 validation /
+        300 test images per class), 112-px canvas, stop at the first epoch with validation accuracy
+        >= 0.97 and read the best validation checkpoint; ``quick``: a tiny smoke version."""
+        if profile == "quick":
+            base = dict(canvas=32, widths=(8, 16), epochs=2, group_size=3, n_train=60, n_val=10, n_test=20,
+                        smoothgrad_samples=4, lime_samples=20, lime_segments=8, shap_samples=4, n_explain=4,
+                        stop_val_acc=0.97, best_checkpoint=True, preresize=40)
+        else:
+            base = dict(canvas=112, epochs=20, group_size=24, n_train=1000, n_val=100, n_test=300,
+                        stop_val_acc=0.97, best_checkpoint=True, preresize=140)
+        return cls(**{**base, **overrides})
 
 
 def _resize(img: np.ndarray, size: int) -> np.ndarray:
@@ -81,15 +124,47 @@ def view(img: np.ndarray, size: int, rng: np.random.Generator | None) -> np.ndar
     return _resize(np.ascontiguousarray(out), size)
 
 
-def split_pair(images: dict[str, list[np.ndarray]], pair: tuple[str, str], cfg: ImageConfig, seed: int):
-    """Per class: shuffle, then train / val / test (the rest)."""
+def species_groups(species, group_size: int, rng: np.random.Generator) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Two disjoint random groups of ``group_size`` species each (sorted), drawn from ``species``."""
+    species = sorted(set(species))
+    if group_size < 1 or 2 * group_size > len(species):
+        raise ValueError(f"group_size={group_size} needs 1 <= group_size <= {len(species) // 2} "
+                         f"(two disjoint groups from {len(species)} species)")
+    pick = rng.permutation(len(species))[: 2 * group_size]
+    return (tuple(sorted(species[i] for i in pick[:group_size])),
+            tuple(sorted(species[i] for i in pick[group_size:])))
+
+
+def balanced_subset(labels: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of ``n`` items (all when fewer), half from each of the classes 0 and 1 where they have
+    enough (the other class fills up), drawn at random and returned in shuffled order."""
+    labels = np.asarray(labels)
+    n = min(int(n), len(labels))
+    by = [rng.permutation(np.flatnonzero(labels == c)) for c in (0, 1)]
+    k0 = n // 2 + (n % 2 if rng.random() < 0.5 else 0)
+    k0 = min(max(k0, n - len(by[1])), len(by[0]))
+    idx = np.concatenate([by[0][:k0], by[1][: n - k0]])
+    return rng.permutation(idx).astype(int)
+
+
+def _pool(images: dict[str, list[np.ndarray]], cls) -> list[np.ndarray]:
+    """The images of one class: a species name, or a tuple of species names (pooled)."""
+    if isinstance(cls, str):
+        return images[cls]
+    return [img for c in cls for img in images[c]]
+
+
+def split_pair(images: dict[str, list[np.ndarray]], pair: tuple, cfg: ImageConfig, seed: int):
+    """Per class (a species or a tuple of species): shuffle, then train / val / test (the rest, at most
+    ``cfg.n_test`` when that is set)."""
     rng = np.random.default_rng(seed)
     out = {"train": ([], []), "val": ([], []), "test": ([], [])}
     for y, cls in enumerate(pair):
-        imgs = images[cls]
+        imgs = _pool(images, cls)
         order = rng.permutation(len(imgs))
+        end = len(imgs) if not cfg.n_test else cfg.n_train + cfg.n_val + cfg.n_test
         parts = {"train": order[: cfg.n_train], "val": order[cfg.n_train: cfg.n_train + cfg.n_val],
-                 "test": order[cfg.n_train + cfg.n_val:]}
+                 "test": order[cfg.n_train + cfg.n_val: end]}
         for k, idx in parts.items():
             out[k][0].extend(imgs[i] for i in idx)
             out[k][1].extend([y] * len(idx))
@@ -113,7 +188,7 @@ def _accuracy(model, x, y) -> float:
 
 
 def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarray, methods, cfg: ImageConfig,
-                 baselines) -> list[dict]:
+                 baselines, hide=None) -> list[dict]:
     """Attr% of each method on each explained test image (target = predicted class)."""
     import torch
 
@@ -127,7 +202,8 @@ def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarra
         t0 = time.time()
         s = saliency(method, model, x, pred, images=images, n_samples={"smoothgrad": cfg.smoothgrad_samples,
                      "lime": cfg.lime_samples, "shap": cfg.shap_samples}.get(method, 0),
-                     n_segments=cfg.lime_segments, baselines=baselines)
+                     n_segments=cfg.lime_segments, baselines=baselines, hide=hide,
+                     negatives=cfg.cam_negatives)
         dt = (time.time() - t0) / len(x)
         for i in range(len(x)):
             rows.append({"method": method, "image": i, "label": int(labels[i]), "pred": int(pred[i]),
@@ -135,9 +211,36 @@ def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarra
     return rows
 
 
-def run_one(images: dict, pair: tuple[str, str], manip: Manipulation, r: float, seed: int, cfg: ImageConfig,
+def _backgrounds(cfg: ImageConfig, sp, fixed, manip: Manipulation, explained: np.ndarray, rng):
+    """SHAP's background: ``n_background`` test images not explained (all test images when too few are
+    left), or -- ``shap_background="train"`` -- the first unmanipulated training originals."""
+    from ...models.resnet_small import normalise
+
+    if cfg.shap_background == "train":
+        k = min(cfg.n_background, len(sp["train"][0]))
+        return normalise(_apply(sp["train"][0][:k], np.zeros(k, int), manip, cfg.canvas, None, train=False))
+    rest = np.setdiff1d(np.arange(len(fixed["test"])), explained)
+    pool = rest if len(rest) else np.arange(len(fixed["test"]))
+    pick = rng.permutation(pool)[: cfg.n_background]
+    return normalise(fixed["test"][np.sort(pick)])
+
+
+def _hide(cfg: ImageConfig):
+    """LIME's value of a hidden superpixel in the model's input space: black (the authors'
+    ``hide_color=0``) or ``None`` (0 after normalisation = the ImageNet-mean grey)."""
+    from ...models.resnet_small import normalise
+
+    if cfg.lime_hide == "mean":
+        return None
+    return normalise(np.zeros((1, cfg.canvas, cfg.canvas, 3), np.uint8))
+
+
+def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int, cfg: ImageConfig,
             track: bool = False) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """Train one model; returns (summary, per-image Attr% at the end, per-epoch tracking)."""
+    """Train one model; returns (summary, per-image Attr% at the end, per-epoch tracking).  ``pair``: two
+    species, or two tuples of species (:func:`species_groups`)."""
+    import copy
+
     import torch
 
     from ...models.resnet_small import SmallResNet, normalise
@@ -161,33 +264,52 @@ def run_one(images: dict, pair: tuple[str, str], manip: Manipulation, r: float, 
     model = SmallResNet(2, cfg.widths)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
     y_train = torch.as_tensor(new["train"])
-    n_exp = min(cfg.n_explain, len(xt))
-    baselines = normalise(_apply(sp["train"][0][:8], np.zeros(8, int), manip, S, None, train=False))
+    # the explained test images: class-balanced, shuffled, own seed (the training draws stay unchanged)
+    pick_rng = np.random.default_rng(seed + 2)
+    idx = balanced_subset(new["test"], cfg.n_explain, pick_rng)
+    baselines = _backgrounds(cfg, sp, fixed, manip, idx, pick_rng)
+    hide = _hide(cfg)
+    ex_imgs, ex_x, ex_y = fixed["test"][idx], xt[torch.as_tensor(idx)], new["test"][idx]
     hist, track_rows = [], []
+    best, best_state, stopped = None, None, False
     t0 = time.time()
     for epoch in range(cfg.epochs):
         model.train()
         xtr = normalise(_apply(sp["train"][0], new["train"], manip, S, rng, train=True))
         perm = rng.permutation(len(xtr))
         for i in range(0, len(perm), cfg.batch_size):
-            idx = perm[i:i + cfg.batch_size]
-            loss = torch.nn.functional.cross_entropy(model(xtr[idx]), y_train[idx])
+            b = perm[i:i + cfg.batch_size]
+            loss = torch.nn.functional.cross_entropy(model(xtr[b]), y_train[b])
             opt.zero_grad()
             loss.backward()
             opt.step()
         va, ta = _accuracy(model, xv, new["val"]), _accuracy(model, xt, new["test"])
         hist.append({"epoch": epoch + 1, "val_acc": va, "test_acc": ta})
+        if best is None or va > best["val_acc"]:
+            best = hist[-1]
+            if cfg.best_checkpoint:
+                best_state = copy.deepcopy(model.state_dict())
         if track:
-            rows = explain_attr(model, fixed["test"][:n_exp], xt[:n_exp], new["test"][:n_exp], er, cfg.track_methods,
-                                cfg, baselines)
+            rows = explain_attr(model, ex_imgs, ex_x, ex_y, er, cfg.track_methods, cfg, baselines, hide)
             for row in rows:
                 track_rows.append({**row, "epoch": epoch + 1, "test_acc": ta})
+        if cfg.stop_val_acc and va >= cfg.stop_val_acc:
+            stopped = True
+            break
     train_s = time.time() - t0
-    final = pd.DataFrame(explain_attr(model, fixed["test"][:n_exp], xt[:n_exp], new["test"][:n_exp], er, cfg.methods,
-                                      cfg, baselines))
-    summary = {"pair": "/".join(pair), "manipulation": manip.kind, "manip": manip.name(), "r": r, "seed": seed,
-               "er_size": float(er.mean()), "test_acc": hist[-1]["test_acc"], "val_acc": hist[-1]["val_acc"],
-               "epochs": cfg.epochs, "train_seconds": train_s, "n_test": len(xt)}
+    read = hist[-1]
+    if cfg.best_checkpoint and best_state is not None:
+        model.load_state_dict(best_state)
+        read = best
+    final = pd.DataFrame(explain_attr(model, ex_imgs, ex_x, ex_y, er, cfg.methods, cfg, baselines, hide))
+    summary = {"pair": " / ".join(c if isinstance(c, str) else f"{len(c)} species" for c in pair),
+               "manipulation": manip.kind, "manip": manip.name(), "r": r, "seed": seed,
+               "er_size": float(er.mean()), "test_acc": read["test_acc"], "val_acc": read["val_acc"],
+               "epoch_read": read["epoch"], "epochs": len(hist), "stopped": stopped, "train_seconds": train_s,
+               "n_train": len(sp["train"][1]), "n_test": len(xt), "n_explained": len(idx),
+               "n_explained_positive": int(ex_y.sum())}
+    if not isinstance(pair[0], str):
+        summary["classes"] = " / ".join("+".join(c) for c in pair)
     track_df = pd.DataFrame(track_rows)
     for df in (final, track_df):
         for k, v in summary.items():
@@ -204,12 +326,14 @@ class ImagePlan:
     r_values: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # Fig. 8 (paper: the same, 4 pairs)
     r_kinds: tuple[str, ...] = ("noise", "watermark")  # Fig. 8 (paper: all five)
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
+    group_runs_per_kind: int = 1                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
+    group_kinds: tuple[str, ...] = ("noise", "watermark")  # ... for these manipulations (CPU cost: those of Fig. 8)
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImagePlan":
         if profile == "quick":
             return cls(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
-                       kinds=("watermark",))
+                       kinds=("watermark",), group_runs_per_kind=1, group_kinds=("watermark",))
         return cls()
 
 
@@ -271,4 +395,54 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
     out = {"images_runs": pd.DataFrame(runs).assign(config=key), "images_attr": pd.concat(attrs, ignore_index=True),
            "images_track": pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame()}
     store.save(config, out)
+    return out
+
+
+def group_jobs(species, kinds, runs_per_kind: int, group_size: int, seed: int = 0) -> list[tuple]:
+    """The Fig. 5 runs of the species-group protocol: per manipulation kind, ``runs_per_kind`` runs, each
+    with two fresh disjoint species groups (:func:`species_groups`) and a random manipulation (r = 0.5)."""
+    from . import manipulations as mp
+
+    rng = np.random.default_rng(seed)
+    return [("er-groups", species_groups(species, group_size, rng), mp.random_manipulation(kind, rng), 0.5, True)
+            for kind in kinds for _ in range(runs_per_kind)]
+
+
+def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "watermark"), runs_per_kind: int = 1,
+               seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
+    """Fig. 5/6 runs with species groups (``cfg.group_size`` species per class, :meth:`ImageConfig.groups`);
+    stored like :func:`run_images`: the three tables ``images_groups_runs`` / ``_attr`` / ``_track`` as one
+    entry of :func:`images_store` keyed on the whole configuration."""
+    from dataclasses import asdict
+
+    from ...data.birds import all_classes, load_classes
+    from ...progress import progress
+
+    if cfg.group_size < 1:
+        raise ValueError(f"run_groups needs cfg.group_size >= 1 species per class, got {cfg.group_size}")
+    if runs_per_kind < 1:
+        raise ValueError(f"runs_per_kind={runs_per_kind!r} must be >= 1")
+    names = ("images_groups_runs", "images_groups_attr", "images_groups_track")
+    config = {"cfg": asdict(cfg), "kinds": list(kinds), "runs_per_kind": runs_per_kind, "seed": seed,
+              "protocol": "species-groups"}
+    key = str((asdict(cfg), tuple(kinds), runs_per_kind, seed))
+    store = images_store()
+    if not force:
+        cached = store.load(config)
+        if cached is not None:
+            return {n: cached[n] for n in names}  # same configuration: reuse
+    species = all_classes()
+    jobs = group_jobs(species, kinds, runs_per_kind, cfg.group_size, seed)
+    images = load_classes(sorted({c for _, pair, *_ in jobs for g in pair for c in g}), size=cfg.preresize or None)
+    runs, attrs, tracks = [], [], []
+    for k, (exp, pair, manip, r, track) in enumerate(progress(jobs, desc="species-group runs")):
+        s, fin, tr = run_one(images, pair, manip, r, seed + k, cfg, track=track)
+        runs.append({"experiment": exp, "run": k, **s})
+        attrs.append(fin.assign(experiment=exp, run=k))
+        if len(tr):
+            tracks.append(tr.assign(experiment=exp, run=k))
+    out = {"images_groups_runs": pd.DataFrame(runs).assign(config=key),
+           "images_groups_attr": pd.concat(attrs, ignore_index=True),
+           "images_groups_track": pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame()}
+    store.save(config, out)  # the three tables as one unit
     return out

@@ -12,7 +12,15 @@ paper's printed values (src/xaibench/resources/attribution_gt.csv) through
 * :func:`saliency_table` -- ``attribution_gt_saliency``: saliency Attr% on the joint effective region
   per experiment, manipulation, method and class (Sec. 5, Figs. 5, 7, 8), over all runs and over the
   runs whose model *learned* the manipulation (test accuracy > :data:`LEARNED_ACC`), plus the share of
-  the Fig. 5 runs that learned it (the paper: 0.70).
+  the Fig. 5 runs that learned it (the paper: 0.70);
+* :func:`image_runs_table` -- ``attribution_gt_image_runs``: one row per image run with its test accuracy,
+  test-set size and ``learned`` flag;
+* :func:`image_learned_table` -- ``attribution_gt_image_learned``: per protocol (species pairs / species
+  groups), experiment and manipulation, the share of runs that learned and the test-set size.
+
+Every table says which runs learned: ``learned`` per run (image runs, rationale models), or the count
+``n_learned`` beside ``n_runs`` where rows aggregate runs (attention, saliency).  A rationale model whose
+test accuracy is not above :data:`TEXT_LEARNED_ACC` is ``failed``: its precision / recall are not results.
 """
 from __future__ import annotations
 
@@ -29,6 +37,8 @@ LEARNED_ACC = 0.95
 #: The paper's accuracy bound for the text models (Secs. 6-7): over 97 %.
 TEXT_LEARNED_ACC = 0.97
 SHARE_METRIC = "share_of_runs_test_acc_gt_0.95"
+#: the Fig. 5 experiments: species pairs (``er``) and species groups (``er-groups``, :func:`.image_runner.run_groups`)
+FIG5_EXPERIMENTS = ("er", "er-groups")
 RATIONALE_METRICS = ("precision", "recall", "noncorr_share_of_selection", "rate", "test_acc", "first3_selected_share")
 
 
@@ -37,7 +47,8 @@ def attention_table(att: pd.DataFrame) -> pd.DataFrame:
     """Mean (± std over runs) Attr% per dataset, method and region from :func:`.text_runner.run_attention`.
 
     ``uniform_share`` is the token share of the region (what a uniform attribution gets); ``test_acc``
-    the mean and ``test_acc_min`` the lowest test accuracy over the runs.  ``paper``: the paper's 8.6 %
+    the mean and ``test_acc_min`` the lowest test accuracy over the runs, ``n_learned`` the runs above
+    :data:`TEXT_LEARNED_ACC`.  ``paper``: the paper's 8.6 %
     (attention on the article dataset's articles); ``paper_uniform_share``: its 7.9 % article share.
     """
     rows = []
@@ -50,6 +61,7 @@ def attention_table(att: pd.DataFrame) -> pd.DataFrame:
             rows.append({"dataset": ds_name, "method": method, "region": region, "ours": g[region].mean(),
                          "ours_std": g[region].std() if len(g) > 1 else np.nan, "uniform_share": shares[region],
                          "test_acc": g["test_acc"].mean(), "test_acc_min": g["test_acc"].min(), "n_runs": len(g),
+                         "n_learned": int((g["test_acc"] > TEXT_LEARNED_ACC).sum()),
                          "n_reviews": int(g["n_reviews"].iloc[0])})
     table = pd.DataFrame(rows)
     on_articles = (table.dataset == "article") & (table.region == "corr")
@@ -60,7 +72,7 @@ def attention_table(att: pd.DataFrame) -> pd.DataFrame:
     table = tables.join_paper(table, PAPER, on={"_metric": "metric"}, paper_table="Sec 6.1 (text)")
     table["lower_is_better"] = table.region != "corr"
     return table[["dataset", "method", "region", "ours", "ours_std", "paper", "uniform_share", "paper_uniform_share",
-                  "test_acc", "test_acc_min", "n_runs", "n_reviews", "lower_is_better"]]
+                  "test_acc", "test_acc_min", "n_runs", "n_learned", "n_reviews", "lower_is_better"]]
 
 
 def attention_epochs_table(att: pd.DataFrame) -> pd.DataFrame:
@@ -83,7 +95,9 @@ def attention_epochs_table(att: pd.DataFrame) -> pd.DataFrame:
 def rationale_table(rat: pd.DataFrame) -> pd.DataFrame:
     """Long table: one row per rationale model and metric (:data:`RATIONALE_METRICS`), with the dataset-wide
     optimum for precision / recall; ``paper`` is the paper's test-accuracy bound (over 97 %, ``paper_bound``
-    '>') on the ``test_acc`` rows -- the paper prints no precision / recall numbers (Figs. 12-13 only)."""
+    '>') on the ``test_acc`` rows -- the paper prints no precision / recall numbers (Figs. 12-13 only).
+    ``learned``: test accuracy > :data:`TEXT_LEARNED_ACC`; ``failed`` = not learned (its selections are
+    not a result); ``reached_target``: the training stop rule (accuracy and selection rate) was met."""
     rows = []
     for _, r in rat.iterrows():
         for metric in RATIONALE_METRICS:
@@ -100,8 +114,18 @@ def rationale_table(rat: pd.DataFrame) -> pd.DataFrame:
     table = tables.join_paper(table, PAPER, on=keys, value="bound", paper_table=sections)
     table = tables.join_paper(table.rename(columns={"paper": "paper_bound"}), PAPER, on=keys, paper_table=sections)
     table["paper_bound"] = table["paper_bound"].fillna("")
+    table = rationale_flags(table)
     return table[["dataset", "model", "target_rate", "metric", "ours", "ours_std", "paper", "paper_bound", "optimal",
-                  "reached_target", "epochs", "n_runs", "lower_is_better"]]
+                  "learned", "failed", "reached_target", "epochs", "n_runs", "lower_is_better"]]
+
+
+def rationale_flags(table: pd.DataFrame) -> pd.DataFrame:
+    """Add ``learned`` (the model's ``test_acc`` row > :data:`TEXT_LEARNED_ACC`) and ``failed`` (= not learned)
+    to every row of a long rationale table (:func:`rationale_table`, or the committed CSV)."""
+    keys = ["dataset", "model", "target_rate"]
+    acc = table[table.metric == "test_acc"].set_index(keys)["ours"]
+    learned = table.set_index(keys).index.map(lambda k: bool(acc.get(k, np.nan) > TEXT_LEARNED_ACC))
+    return table.assign(learned=np.asarray(learned, dtype=bool), failed=~np.asarray(learned, dtype=bool))
 
 
 # ------------------------------------------------------------------------------------------- images
@@ -138,9 +162,9 @@ def saliency_per_run(attr: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.D
 def saliency_table(runs: pd.DataFrame, attr: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
     """Attr% on the joint ER per experiment group, visibility level (NaN outside the visibility runs),
     manipulation, method, class and r: ``ours`` (± std) over all runs, ``n_learned`` of ``n_runs`` runs with
-    test accuracy > ``threshold`` and ``ours_learned`` (mean over those; NaN when none learned).  A last row
-    (metric ``share_of_runs_test_acc_gt_0.95``) is the share of the Fig. 5 runs that learned, beside the
-    paper's 0.70.  The paper prints no Attr% numbers (Figs. 5-8 only), so ``paper`` is NaN on the Attr% rows."""
+    test accuracy > ``threshold`` and ``ours_learned`` (mean over those; NaN when none learned).  The last rows
+    (metric ``share_of_runs_test_acc_gt_0.95``) are the share of the Fig. 5 runs that learned, per Fig. 5
+    experiment (:data:`FIG5_EXPERIMENTS` present), beside the paper's 0.70.  The paper prints no Attr% numbers (Figs. 5-8 only), so ``paper`` is NaN on the Attr% rows."""
     per_run = saliency_per_run(attr, threshold)
     keys = ["group", "level", "manipulation", "method", "class", "r"]
     g = per_run.groupby(keys, as_index=False, dropna=False)
@@ -150,11 +174,13 @@ def saliency_table(runs: pd.DataFrame, attr: pd.DataFrame, threshold: float = LE
                .agg(ours_learned=("attr_pct", "mean")))
     tab = tab.merge(learned, on=keys, how="left")
     tab["metric"] = "attr_pct"
-    n_up, n = learned_share(runs, "er", threshold)
-    share = pd.DataFrame([{"group": "er", "level": np.nan, "metric": SHARE_METRIC, "manipulation": "all",
-                           "method": "", "class": "", "r": 0.5, "ours": n_up / n if n else np.nan, "ours_std": np.nan,
-                           "ours_learned": np.nan, "er_size": np.nan, "test_acc": np.nan, "n_runs": n,
-                           "n_learned": n_up}])
+    shares = []
+    for exp in [e for e in FIG5_EXPERIMENTS if e == "er" or (runs.experiment == e).any()]:
+        n_up, n = learned_share(runs, exp, threshold)
+        shares.append({"group": exp, "level": np.nan, "metric": SHARE_METRIC, "manipulation": "all",
+                       "method": "", "class": "", "r": 0.5, "ours": n_up / n if n else np.nan, "ours_std": np.nan,
+                       "ours_learned": np.nan, "er_size": np.nan, "test_acc": np.nan, "n_runs": n, "n_learned": n_up})
+    share = pd.DataFrame(shares)
     tab = pd.concat([tab, share], ignore_index=True)
     tab["_metric"] = np.where(tab.metric == SHARE_METRIC, "share_of_runs_meeting_accuracy_threshold", None)
     tab = tables.join_paper(tab, PAPER, on={"_metric": "metric"}, paper_table="Sec 5.1 (text)")
@@ -164,6 +190,51 @@ def saliency_table(runs: pd.DataFrame, attr: pd.DataFrame, threshold: float = LE
                 "ours_learned", "n_learned", "n_runs", "er_size", "test_acc", "lower_is_better"]]
 
 
-__all__ = ["LEARNED_ACC", "TEXT_LEARNED_ACC", "SHARE_METRIC", "attention_table", "attention_epochs_table",
-           "rationale_table", "experiment_group", "visibility_level", "learned_share", "saliency_per_run",
+RUN_COLUMNS = ("experiment", "run", "protocol", "pair", "manipulation", "manip", "r", "er_size", "n_train", "n_test",
+               "n_explained", "n_explained_positive", "epochs", "epoch_read", "val_acc", "test_acc", "learned")
+
+
+def protocol_of(runs: pd.DataFrame) -> pd.Series:
+    """``species groups`` for the runs of :func:`.image_runner.run_groups`, else ``species pairs``."""
+    return pd.Series(np.where(runs.experiment.astype(str).str.endswith("-groups"), "species groups",
+                              "species pairs"), index=runs.index)
+
+
+def image_runs_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
+    """One row per image run (:data:`RUN_COLUMNS` present in ``runs``) with ``learned`` = test accuracy >
+    ``threshold`` and its ``protocol`` (:func:`protocol_of`)."""
+    out = runs.assign(learned=runs.test_acc > threshold, protocol=protocol_of(runs))
+    out = out[[c for c in RUN_COLUMNS if c in out.columns]].reset_index(drop=True)
+    # tidy: the test accuracy is the run's value (no spread, no paper value per run)
+    return out.assign(metric="test_acc", ours=out.test_acc, ours_std=np.nan, paper=np.nan, lower_is_better=False)
+
+
+def image_learned_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
+    """Per protocol, experiment group and manipulation (and ``all`` over the manipulations): ``n_runs``,
+    ``n_learned`` (test accuracy > ``threshold``), their share ``ours`` (metric ``share_learned``; the paper's
+    0.70 on the Fig. 5 rows over all manipulations), and the test-set size (``n_test_min`` / ``n_test_mean``, images of both
+    classes) and training-set size (``n_train``, both classes) of the runs."""
+    r = runs.assign(learned=runs.test_acc > threshold, protocol=protocol_of(runs),
+                    group=experiment_group(runs.experiment.astype(str)).str.replace("-groups$", "", regex=True))
+    if "n_train" not in r:
+        r["n_train"] = np.nan
+    rows = []
+    for (prot, grp), g in r.groupby(["protocol", "group"], sort=False):
+        for kind, h in [*g.groupby("manipulation", sort=True), ("all", g)]:
+            rows.append({"protocol": prot, "group": grp, "manipulation": kind, "metric": "share_learned",
+                         "ours": float(h.learned.mean()), "n_learned": int(h.learned.sum()), "n_runs": len(h),
+                         "n_test_min": int(h.n_test.min()), "n_test_mean": float(h.n_test.mean()),
+                         "n_train": float(h.n_train.mean()), "test_acc_mean": float(h.test_acc.mean()),
+                         "ours_std": np.nan})
+    tab = pd.DataFrame(rows)
+    tab["_metric"] = np.where((tab.group == "er") & (tab.manipulation == "all"),
+                              "share_of_runs_meeting_accuracy_threshold", None)
+    tab = tables.join_paper(tab, PAPER, on={"_metric": "metric"}, paper_table="Sec 5.1 (text)")
+    tab["lower_is_better"] = False
+    return tab[["protocol", "group", "manipulation", "metric", "ours", "ours_std", "paper", "n_learned", "n_runs",
+                "n_test_min", "n_test_mean", "n_train", "test_acc_mean", "lower_is_better"]]
+
+
+__all__ = ["FIG5_EXPERIMENTS", "RUN_COLUMNS", "protocol_of", "image_runs_table", "image_learned_table", "LEARNED_ACC", "TEXT_LEARNED_ACC", "SHARE_METRIC", "attention_table", "attention_epochs_table",
+           "rationale_table", "rationale_flags", "experiment_group", "visibility_level", "learned_share", "saliency_per_run",
            "saliency_table"]

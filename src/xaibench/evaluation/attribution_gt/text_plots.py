@@ -104,7 +104,8 @@ def attr_bars(table: pd.DataFrame):
 
 def attention_training_curves(epochs: pd.DataFrame, token_share: float):
     """Attention Attr% on the correlating articles (validation) against validation accuracy after every epoch,
-    one line per run, one colour per dataset; dotted: the 0.97 stop threshold, grey: ``token_share``.
+    one line per run, one colour per dataset; dotted: the 0.97 stop threshold, grey: ``token_share``, the
+    article dataset's article token share (what a uniform attention gets there).
     ``epochs``: :func:`.tables.attention_epochs_table`."""
     import matplotlib.pyplot as plt
 
@@ -115,7 +116,7 @@ def attention_training_curves(epochs: pd.DataFrame, token_share: float):
     for kind, c in colours.items():
         ax.plot([], [], "-o", color=c, label=DATASET_NAMES.get(kind, kind))
     ax.axvline(0.97, color="k", ls=":", lw=0.8, label="stop threshold (0.97)")
-    ax.axhline(token_share, color="grey", lw=0.8, label="token share of the correlating\narticles (mean over datasets)")
+    ax.axhline(token_share, color="grey", lw=0.8, label="token share of the articles\n(article dataset)")
     ax.set_xlabel("validation accuracy after the epoch")
     ax.set_ylabel("attention Attr% on correlating\narticles (validation)")
     ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
@@ -127,13 +128,35 @@ def attention_training_curves(epochs: pd.DataFrame, token_share: float):
     return fig
 
 
+def failed_rationales(rat: pd.DataFrame) -> pd.Series:
+    """``True`` for a rationale model that failed: test accuracy not above the paper's 97 %
+    (:data:`.tables.TEXT_LEARNED_ACC`); its selections are not a result and are not plotted.  Without a
+    ``test_acc`` column no model can be called failed (all ``False``)."""
+    from .tables import TEXT_LEARNED_ACC
+
+    if "test_acc" not in rat.columns:
+        return pd.Series(False, index=rat.index)
+    return ~(rat.test_acc > TEXT_LEARNED_ACC)
+
+
+def _failed_note(failed: pd.DataFrame) -> str:
+    if not len(failed):
+        return ""
+    names = ", ".join(f"{DATASET_NAMES.get(r.dataset, r.dataset)} {r.model.upper()} at rate {r.target_rate:g} "
+                      f"(test acc {r.test_acc:.2f})" for r in failed.itertuples())
+    return f"\nfailed, not shown (test accuracy <= 97%): {names}"
+
+
 def rationale_precision_recall(rat: pd.DataFrame, corr_share: float):
     """Fig. 12 (top): precision and recall of the article dataset's rationale models against their actual
     selection rate, with the dataset-wide optimum for a test set whose correlating-article share is
-    ``corr_share`` (precision ``min(1, share / rate)``, recall ``min(1, rate / share)``)."""
+    ``corr_share`` (precision ``min(1, share / rate)``, recall ``min(1, rate / share)``).  Failed models
+    (:func:`failed_rationales`) are left out and named in the title."""
     import matplotlib.pyplot as plt
 
-    art = rat[rat.dataset == "article"]
+    art_all = rat[rat.dataset == "article"]
+    bad = failed_rationales(art_all)
+    art, failed = art_all[~bad], art_all[bad]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     xs = np.linspace(0.005, max(0.3, float(art.rate.max()) if len(art) else 0.3), 100)
     for ax, metric in zip(axes, ("precision", "recall")):
@@ -146,17 +169,23 @@ def rationale_precision_recall(rat: pd.DataFrame, corr_share: float):
         ax.set_ylim(-0.02, 1.05)
     axes[0].legend()
     fig.suptitle(f"{PAPER}, Fig. 12 (top): rationale precision / recall on the article dataset "
-                 f"({len(art)} models, one per model type and selection rate)")
+                 f"({len(art)} of {len(art_all)} models, one per model type and selection rate, that learned)"
+                 + _failed_note(failed), fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def rationale_cn_nc(rat: pd.DataFrame):
     """Fig. 13 (top): per CN / NC rationale model, the precision on correlating articles, its dataset-wide
-    optimum and the share of non-correlating articles among the selected words; ``None`` without CN/NC rows."""
+    optimum and the share of non-correlating articles among the selected words; ``None`` without CN/NC rows.
+    Failed models (:func:`failed_rationales`) are left out and named in the title."""
     import seaborn as sns
 
-    cnnc = rat[rat.dataset.isin(["cn", "nc"])]
+    cnnc_all = rat[rat.dataset.isin(["cn", "nc"])]
+    if not len(cnnc_all):
+        return None
+    bad = failed_rationales(cnnc_all)
+    cnnc, failed = cnnc_all[~bad], cnnc_all[bad]
     if not len(cnnc):
         return None
     names = {"precision": "precision", "optimal_precision": "dataset-wide optimal precision",
@@ -169,10 +198,11 @@ def rationale_cn_nc(rat: pd.DataFrame):
     g.set_axis_labels("dataset", "share")
     g.set_titles("{col_name}")
     g.figure.suptitle(f"{PAPER}, Fig. 13 (top): precision on correlating articles vs. the dataset-wide optimum, "
-                      f"and non-correlating articles among the selection ({len(cnnc)} models, one per dataset and "
-                      "model type)", y=1.04, fontsize=10)
+                      f"and non-correlating articles among the selection ({len(cnnc)} of {len(cnnc_all)} models, one "
+                      "per dataset and model type, that learned)" + _failed_note(failed), y=1.06, fontsize=10)
     return g.figure
 
 
 __all__ = ["ROLE_COLOURS", "METHOD_NAMES", "role_colours", "plot_attention", "panel_reviews", "attention_panels",
-           "attr_bars", "attention_training_curves", "rationale_precision_recall", "rationale_cn_nc"]
+           "attr_bars", "attention_training_curves", "failed_rationales", "rationale_precision_recall",
+           "rationale_cn_nc"]

@@ -1,0 +1,266 @@
+"""Known-value and invariant tests of the image protocol of the attribution ground-truth experiments
+(Zhou et al. 2022): which test images are explained, species groups, the saliency settings of the
+authors (CAM ReLU, LIME's black hiding), and the ``learned`` / ``failed`` flags of the result tables."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench.evaluation.attribution_gt import image_plots as ip
+from xaibench.evaluation.attribution_gt import image_runner as ir
+from xaibench.evaluation.attribution_gt import tables as at
+from xaibench.evaluation.attribution_gt import text_plots as tp
+from xaibench.evaluation.attribution_gt.metrics import shapley_manipulation_range
+
+
+# ------------------------------------------------------------------ explained images, species groups
+def test_balanced_subset_takes_half_of_each_class_in_shuffled_order():
+    labels = np.array([0] * 30 + [1] * 30)  # the test split: class 0 first, as split_pair builds it
+    idx = ir.balanced_subset(labels, 10, np.random.default_rng(0))
+    assert len(idx) == 10 and len(set(idx)) == 10
+    assert (labels[idx] == 1).sum() == 5 and (labels[idx] == 0).sum() == 5
+    assert list(labels[idx]) != sorted(labels[idx])  # shuffled, not class 0 first
+    assert np.array_equal(idx, ir.balanced_subset(labels, 10, np.random.default_rng(0)))  # seeded
+    # the first 10 (the old choice) are all class 0; any subset must hold both classes
+    for seed in range(20):
+        assert set(labels[ir.balanced_subset(labels, 4, np.random.default_rng(seed))]) == {0, 1}
+
+
+def test_balanced_subset_fills_up_from_the_larger_class_and_caps_at_the_test_set():
+    labels = np.array([0] * 8 + [1] * 2)
+    idx = ir.balanced_subset(labels, 6, np.random.default_rng(1))
+    assert (labels[idx] == 1).sum() == 2 and (labels[idx] == 0).sum() == 4
+    assert sorted(ir.balanced_subset(labels, 50, np.random.default_rng(1))) == list(range(10))
+
+
+def test_species_groups_are_disjoint_with_the_requested_size():
+    species = [f"s{i:02d}" for i in range(100)]
+    for seed in range(5):
+        a, b = ir.species_groups(species, 24, np.random.default_rng(seed))
+        assert len(a) == len(b) == 24 and not set(a) & set(b) and set(a) | set(b) <= set(species)
+    assert ir.species_groups(species, 24, np.random.default_rng(3)) == ir.species_groups(
+        species, 24, np.random.default_rng(3))
+    with pytest.raises(ValueError, match="group_size=51"):
+        ir.species_groups(species, 51, np.random.default_rng(0))
+
+
+def test_split_pools_the_species_of_a_group_and_caps_the_test_set():
+    images = {f"s{i}": [np.full((8, 8, 3), 10 * i + k, np.uint8) for k in range(10)] for i in range(4)}
+    cfg = ir.ImageConfig(n_train=12, n_val=2, n_test=3)
+    sp = ir.split_pair(images, (("s0", "s1"), ("s2", "s3")), cfg, seed=0)
+    assert list(np.bincount(sp["train"][1])) == [12, 12] and list(np.bincount(sp["test"][1])) == [3, 3]
+    # class 0's images come from s0 / s1 only (values < 20), class 1's from s2 / s3
+    for split in ("train", "val", "test"):
+        imgs, y = sp[split]
+        vals = np.array([im[0, 0, 0] for im in imgs])
+        assert (vals[y == 0] < 20).all() and (vals[y == 1] >= 20).all()
+
+
+def test_image_config_rejects_unknown_settings():
+    with pytest.raises(ValueError, match="cam_negatives='square'"):
+        ir.ImageConfig(cam_negatives="square")
+    with pytest.raises(ValueError, match="lime_hide"):
+        ir.ImageConfig(lime_hide="white")
+    with pytest.raises(ValueError, match="shap_background"):
+        ir.ImageConfig(shap_background="noise")
+    defaults = ir.ImageConfig()
+    assert (defaults.cam_negatives, defaults.lime_hide, defaults.shap_background) == ("relu", "black", "test")
+
+
+@pytest.mark.slow
+def test_run_one_explains_both_classes_and_reads_the_best_checkpoint():
+    """A tiny run on synthetic 'species': the explained images hold both classes (the old first-n choice
+    explained class 0 only), and the summary reports its sizes."""
+    rng = np.random.default_rng(0)
+    images = {f"s{i}": [rng.integers(0, 255, (20, 20, 3), dtype=np.uint8) for _ in range(8)] for i in range(4)}
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+
+    cfg = ir.ImageConfig(canvas=16, widths=(4, 8), epochs=2, n_train=10, n_val=2, n_explain=4,
+                         methods=("gradient", "cam"), best_checkpoint=True, stop_val_acc=0.97)
+    s, fin, _ = ir.run_one(images, (("s0", "s1"), ("s2", "s3")), mp.R_SWEEP["noise"], 0.5, 0, cfg)
+    assert s["n_explained"] == 4 and s["n_explained_positive"] == 2
+    assert set(fin.label) == {0, 1} and s["n_train"] == 20 and s["n_test"] == 8
+    assert 1 <= s["epoch_read"] <= s["epochs"] <= 2 and s["pair"] == "2 species / 2 species"
+
+
+# ------------------------------------------------------------------ saliency as the authors ran it
+class _MapNet:
+    """Stand-in for SmallResNet with a fixed 2x2 feature map: CAM of class 0 = [[1, -2], [3, -4]]."""
+
+    def __init__(self):
+        import torch
+
+        self.fc = torch.nn.Linear(1, 2)
+        with torch.no_grad():
+            self.fc.weight[:] = torch.tensor([[1.0], [-1.0]])
+
+    def eval(self):
+        return self
+
+    def features(self, x):
+        import torch
+
+        return torch.tensor([[1.0, -2.0], [3.0, -4.0]]).expand(x.shape[0], 1, 2, 2)
+
+
+def test_cam_zeroes_negative_values_like_the_authors_and_abs_is_optional():
+    import torch
+
+    from xaibench.explainers.saliency import cam
+
+    x = torch.zeros(1, 3, 2, 2)  # same size as the map: no upsampling
+    relu = cam(_MapNet(), x, torch.tensor([0]))
+    assert np.allclose(relu[0], [[1, 0], [3, 0]])
+    assert np.allclose(cam(_MapNet(), x, torch.tensor([1]))[0], [[0, 2], [0, 4]])  # class 1: weight -1
+    assert np.allclose(cam(_MapNet(), x, torch.tensor([0]), negatives="abs")[0], [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="negatives='square'"):
+        cam(_MapNet(), x, torch.tensor([0]), negatives="square")
+
+
+def test_lime_hides_superpixels_with_the_given_colour():
+    """Every input LIME feeds the model holds, outside the kept superpixels, the hide value (here the
+    normalised black of the authors' ``hide_color=0``), never the default 0 (the ImageNet-mean grey)."""
+    import torch
+
+    from xaibench.evaluation.attribution_gt.image_runner import _hide
+    from xaibench.explainers.saliency import lime
+
+    seen = []
+
+    class Record(torch.nn.Module):
+        def forward(self, x):
+            seen.append(x.detach().clone())
+            return torch.stack([x.mean((1, 2, 3)), -x.mean((1, 2, 3))], 1)
+
+    S = 8
+    images = np.random.default_rng(0).integers(50, 200, (1, S, S, 3), dtype=np.uint8)
+    from xaibench.models.resnet_small import normalise
+
+    x = normalise(images)
+    black = _hide(ir.ImageConfig(canvas=S))
+    assert black.shape == (1, 3, S, S)
+    lime(Record(), x, torch.tensor([0]), images=images, n_samples=20, n_segments=4, hide=black)
+    batch = torch.cat(seen)
+    hidden = ~torch.isclose(batch, x.expand_as(batch))
+    assert hidden.any()
+    assert torch.allclose(batch[hidden], black.expand_as(batch)[hidden])
+    assert _hide(ir.ImageConfig(canvas=S, lime_hide="mean")) is None
+
+
+# ------------------------------------------------------------------ learned / failed flags
+def _runs():
+    return pd.DataFrame([
+        {"experiment": "er", "run": 0, "manipulation": "noise", "test_acc": 0.99, "n_test": 20, "n_train": 80},
+        {"experiment": "er", "run": 1, "manipulation": "noise", "test_acc": 0.95, "n_test": 18, "n_train": 80},
+        {"experiment": "er", "run": 2, "manipulation": "blur", "test_acc": 0.60, "n_test": 19, "n_train": 80},
+        {"experiment": "er-groups", "run": 0, "manipulation": "noise", "test_acc": 0.97, "n_test": 600,
+         "n_train": 2000},
+        {"experiment": "er-groups", "run": 1, "manipulation": "blur", "test_acc": 0.96, "n_test": 580,
+         "n_train": 2000}])
+
+
+def test_image_runs_table_flags_learned_runs_strictly_above_95_percent():
+    t = at.image_runs_table(_runs())
+    assert list(t.learned) == [True, False, False, True, True]  # 0.95 itself is not "over 95 %"
+    assert list(t.protocol) == ["species pairs"] * 3 + ["species groups"] * 2
+    assert (t.ours == t.test_acc).all() and {"ours", "ours_std", "paper"} <= set(t.columns)
+
+
+def test_image_learned_table_gives_share_and_test_size_per_manipulation():
+    t = at.image_learned_table(_runs()).set_index(["protocol", "manipulation"])
+    pairs_all = t.loc[("species pairs", "all")]
+    assert pairs_all.ours == pytest.approx(1 / 3) and pairs_all.n_learned == 1 and pairs_all.n_runs == 3
+    assert pairs_all.n_test_min == 18 and pairs_all.paper == pytest.approx(0.70)
+    assert t.loc[("species pairs", "noise")].ours == pytest.approx(0.5)
+    groups = t.loc[("species groups", "all")]
+    assert groups.ours == 1.0 and groups.n_test_min == 580 and groups.n_test_mean == 590 and groups.n_train == 2000
+    assert np.isnan(t.loc[("species groups", "noise")].paper)  # the paper's 0.70 is a share over all runs
+
+
+def test_rationale_and_attention_tables_say_which_runs_learned():
+    rat = pd.DataFrame([{"dataset": "nc", "model": m, "target_rate": 0.1, "precision": p, "recall": 0.5,
+                         "noncorr_share_of_selection": 0.1, "rate": 0.1, "test_acc": acc, "first3_selected_share": 0.1,
+                         "optimal_precision": 0.486, "optimal_recall": 1.0, "reached_target": False, "epochs": 5}
+                        for m, p, acc in (("rl", 0.486, 0.989), ("cr", 0.0, 0.478))])
+    t = at.rationale_table(rat)
+    flags = t.drop_duplicates("model").set_index("model")
+    assert flags.loc["rl", "learned"] and not flags.loc["rl", "failed"]
+    assert flags.loc["cr", "failed"] and not flags.loc["cr", "learned"]
+    assert list(tp.failed_rationales(rat)) == [False, True]
+    att = pd.DataFrame([{"dataset": "article", "run": k, "method": "attention", "corr": 0.5, "noncorr": 0.0,
+                         "other": 0.5, "test_acc": acc, "share_corr_tokens": 0.09, "share_noncorr_tokens": 0.0,
+                         "n_reviews": 10} for k, acc in enumerate((0.99, 0.97, 0.98))])
+    row = at.attention_table(att).iloc[0]
+    assert row.n_learned == 2 and row.n_runs == 3  # 0.97 is not "over 97 %"
+
+
+def test_rationale_figures_leave_failed_models_out_and_name_them():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rat = pd.DataFrame([{"dataset": d, "model": m, "target_rate": 0.1, "precision": 0.6, "optimal_precision": 0.8,
+                         "noncorr_share_of_selection": 0.3, "rate": 0.08, "recall": 0.9,
+                         "test_acc": 0.478 if (d, m) == ("nc", "cr") else 0.99}
+                        for d in ("article", "cn", "nc") for m in ("rl", "cr")])
+    fig = tp.rationale_cn_nc(rat)
+    title = fig._suptitle.get_text()
+    assert "3 of 4 models" in title and "NC CR at rate 0.1 (test acc 0.48)" in title
+    plt.close(fig)
+    fig = tp.rationale_precision_recall(rat, 0.09)
+    assert "2 of 2 models" in fig._suptitle.get_text() and "failed" not in fig._suptitle.get_text()
+    plt.close(fig)
+
+
+def test_fig8_has_a_panel_row_per_class_and_a_shapley_bar_per_run_at_its_own_accuracy():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = pd.DataFrame([{"experiment": "r-similar", "run": 0, "test_acc": 0.99, "r": 0.5},
+                         {"experiment": "r-similar", "run": 1, "test_acc": 0.80, "r": 0.8}])
+    rows = [{"experiment": "r-similar", "run": run.run, "test_acc": run.test_acc, "manipulation": "noise",
+             "method": "gradient", "label": label, "r": run.r, "er_size": 0.2, "attr_pct": 0.5}
+            for run in runs.itertuples() for label in (0, 1)]
+    fig = ip.fig8_attr_vs_r(pd.DataFrame(rows), runs)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 2 and "positive" in axes[0].get_ylabel() and "negative" in axes[1].get_ylabel()
+    assert "Fig. 8" in fig._suptitle.get_text() and "1 of 2 runs learned" in fig._suptitle.get_text()
+    bars = sorted(min(line.get_ydata()) for line in axes[0].get_lines() if line.get_color() == "g")
+    assert bars == pytest.approx(sorted([shapley_manipulation_range(0.5, 0.99)[0],
+                                         shapley_manipulation_range(0.8, 0.80)[0]]))
+    plt.close(fig)
+
+
+def test_attention_gap_table_reads_the_attr_at_the_first_epoch_reaching_0_9():
+    import json
+
+    from xaibench.evaluation.attribution_gt import attention_gap as ag
+
+    hist = [{"epoch": 1, "dev_acc": 0.85, "val_attn_corr": 0.1}, {"epoch": 2, "dev_acc": 0.93, "val_attn_corr": 0.3},
+            {"epoch": 3, "dev_acc": 0.975, "val_attn_corr": 0.5}]
+    rows = pd.DataFrame([{"variant": "hidden 200", "seed": 0, "hidden": 200, "n_train": 7000, "attr_articles": 0.45,
+                          "article_share": 0.09, "epochs": 3, "val_acc": 0.975, "test_acc": 0.97,
+                          "epoch_history": json.dumps(hist)}])
+    t = ag.gap_table(rows).iloc[0]
+    assert t.ours == 0.45 and t.paper == pytest.approx(0.086) and t["val_attr_at_0.9"] == pytest.approx(0.3)
+    assert t.per_epoch == "0.850:0.100; 0.930:0.300; 0.975:0.500"
+    with pytest.raises(ValueError, match="cannot change \\['embedding'\\]"):
+        ag.run_variant(None, None, 0, "x", embedding=200)
+
+
+def test_runs_learned_claim_is_judged_on_the_species_group_runs_when_present():
+    from xaibench.evaluation.attribution_gt import claims as gc
+
+    def share(group, k, n):
+        return {"group": group, "metric": at.SHARE_METRIC, "ours": k / n, "n_runs": n, "n_learned": k}
+
+    pairs_only = pd.DataFrame([share("er", 1, 20)])
+    out = gc.check_runs_learned(lambda name: pairs_only)
+    assert out.verdict == "not reproduced" and "1 of 20 Fig. 5 runs" in out.reason
+    both = pd.DataFrame([share("er", 1, 20), share("er-groups", 8, 10)])
+    out = gc.check_runs_learned(lambda name: both)
+    assert out.ours == pytest.approx(0.8) and out.verdict == "reproduced"
+    assert "8 of 10 species-group runs" in out.reason and "species-pair runs: 1 of 20" in out.reason
+    few = pd.DataFrame([share("er", 1, 20), share("er-groups", 2, 2)])
+    out = gc.check_runs_learned(lambda name: few)
+    assert out.verdict == "not comparable" and "only 2 species-group runs (2 learned)" in out.reason
