@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _POS_FILES = {"noun": "NOUN", "verb": "VERB", "adj": "ADJ", "adv": "ADV"}
-#: WordNet's ``morphy`` detachment rules (noun, verb and adjective suffixes), all parts of speech at once
-_DETACH = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
-           ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""),
-           ("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
+#: WordNet's ``morphy`` detachment rules per part of speech: the base must be a lemma of that part of speech
+_DETACH = {"NOUN": (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
+                    ("men", "man"), ("ies", "y")),
+           "VERB": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
+                    ("ing", "")),
+           "ADJ": (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))}
 
 
 @dataclass
@@ -40,11 +42,14 @@ class WordNet:
         ``*.exc`` exception lists: "disappointed" -> "disappoint", "worse" -> "bad")."""
         w = word.lower()
         out = {w} | set(self.exceptions.get(w, ()))
-        for suffix, repl in _DETACH:
-            if w.endswith(suffix) and len(w) > len(suffix) + 1:
-                b = w[: len(w) - len(suffix)] + repl
-                if b in self.pos:
-                    out.add(b)
+        for pos, rules in _DETACH.items():
+            if pos == "ADJ" and w in self.pos:  # a lemma itself ("offer") is no comparative of "off"
+                continue
+            for suffix, repl in rules:
+                if w.endswith(suffix) and len(w) > len(suffix) + 1:
+                    b = w[: len(w) - len(suffix)] + repl
+                    if pos in self.pos.get(b, ()):
+                        out.add(b)
         return out
 
     def is_antonym(self, a: str, b: str) -> bool:
