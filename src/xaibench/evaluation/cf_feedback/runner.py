@@ -172,8 +172,9 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
 def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
     """Base-LM mean NLL per text, stored per (dataset, LM, dtype) under ``data/results/cf_feedback/`` keyed
     by the text's SHA-1 (re-runs of the notebook score only new texts); ``(nll by text, n truncated)``."""
-    from ...models.lm import load_causal_lm, sequence_nll
+    from ...models.lm import load_causal_lm, resolve_lm_dtype, sequence_nll
 
+    dtype = resolve_lm_dtype(dtype)
     path = paths.results_dir() / "cf_feedback" / f"fluency_{dataset}_{_key(lm=base_lm, dtype=dtype, max_tokens=512)}.parquet"
     store = pd.read_parquet(path) if path.exists() else pd.DataFrame({"sha": [], "nll": [], "truncated": []})
     sha = {t: hashlib.sha1(t.encode()).hexdigest() for t in texts}
