@@ -98,18 +98,21 @@ def count_antonym_swaps(swaps: Sequence[tuple[str, str]], wordnet) -> tuple[int,
 def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor: str = "logreg",
                              max_words: int | None = 400, max_train: int | None = None,
                              refresh: bool = False) -> pd.DataFrame:
-    """TextFooler's first edit of the first ``samples[dataset]`` texts of each dataset's seeded sample, without
-    and with the WordNet antonym veto: accepted swaps, how many replace a word by one of its WordNet antonyms
-    (on lemmas, :meth:`WordNet.is_antonym`) and the most frequent such pairs.  Stored under
-    ``data/results/cf_feedback/``."""
+    """TextFooler's first edit of the first ``samples[dataset]`` texts of each dataset's seeded sample in three
+    settings (``setting``): ``before`` -- vectors counter-fitted with WordNet's lemma antonym pairs only, no veto
+    (the earlier editor); ``inflected antonyms`` -- the antonym constraints extended to inflected forms, no veto;
+    ``after`` -- those vectors and the WordNet antonym veto (the editor of the main run).  Accepted swaps, how many
+    replace a word by one of its WordNet antonyms (on lemmas, :meth:`WordNet.is_antonym`), the most frequent such
+    pairs and the flip rate.  Stored under ``data/results/cf_feedback/``."""
     from collections import Counter
 
     from ...data.cf_data import sample_test
+    from ...explainers.counterfactual.counterfit import counterfitted_glove
     from ...explainers.counterfactual.textfooler import TextFooler
     from ...explainers.counterfactual.wordnet import load_wordnet
     from ...models.cf_predictors import get_predictor
 
-    key = _key(d=dict(samples), s=seed, p=predictor, mw=max_words, mt=max_train, v=1)
+    key = _key(d=dict(samples), s=seed, p=predictor, mw=max_words, mt=max_train, v=2)
     out = paths.results_dir() / "cf_feedback" / f"textfooler_antonyms_{key}.parquet"
     if out.exists() and not refresh:
         return pd.read_parquet(out)
@@ -118,20 +121,23 @@ def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor:
     for d, n in samples.items():
         model = get_predictor(d, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
         texts = sample_test(d, n, seed=seed, max_words=max_words)["text"].tolist()
-        for veto in (False, True):
-            ed = TextFooler(antonym_veto=veto).fit(cf.CountingPredictor(model))
+        for setting, inflected, veto in (("before", False, False), ("inflected antonyms", True, False),
+                                         ("after", True, True)):
+            ed = TextFooler(antonym_veto=veto, vectors=counterfitted_glove(inflected_antonyms=inflected),
+                            wordnet=wn).fit(cf.CountingPredictor(model))
             edits = ed.explain(texts)
             n_sw, n_ant, pairs = count_antonym_swaps(ed.swaps, wn)
             flips = [c[0] for c in edits if c]
             n_flip = int((model.predict_proba(flips).argmax(1) != model.predict_proba(
                 [t for t, c in zip(texts, edits) if c]).argmax(1)).sum()) if flips else 0
-            common = {"dataset": d, "antonym_veto": veto, "ours_std": np.nan, "paper": np.nan, "n_texts": len(texts),
+            common = {"dataset": d, "setting": setting, "inflected_antonyms": inflected, "antonym_veto": veto,
+                      "ours_std": np.nan, "paper": np.nan, "n_texts": len(texts),
                       "top_antonym_pairs": "; ".join(f"{p} ({k})" for p, k in Counter(pairs).most_common(8))}
             for metric, value, lower in (("accepted_swaps", n_sw, False), ("antonym_swaps", n_ant, True),
                                          ("antonym_share", n_ant / n_sw if n_sw else np.nan, True),
                                          ("flip_rate@1", n_flip / len(texts) if texts else np.nan, False)):
                 rows.append({**common, "metric": metric, "ours": value, "lower_is_better": lower})
-    cols = ["dataset", "antonym_veto", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better",
+    cols = ["dataset", "setting", "inflected_antonyms", "antonym_veto", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better",
             "top_antonym_pairs"]
     df = pd.DataFrame(rows)[cols]
     io.write_parquet(out, df)

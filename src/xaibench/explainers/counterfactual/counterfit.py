@@ -109,13 +109,17 @@ def antonym_pairs(words: Sequence[str], wordnet) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-def counterfitted_glove(n_words: int = 30000, epochs: int = 20) -> WordVectors:
-    """Counter-fitted GloVe 6B-50d for the ``n_words`` most frequent alphabetic words (cached)."""
+def counterfitted_glove(n_words: int = 30000, epochs: int = 20, inflected_antonyms: bool = True) -> WordVectors:
+    """Counter-fitted GloVe 6B-50d for the ``n_words`` most frequent alphabetic words (cached).
+
+    ``inflected_antonyms=False``: the antonym constraints are WordNet's lemma pairs only (the earlier
+    vectors, kept to measure what the extension changes)."""
     from ... import io, paths
     from ...glove import glove_index, glove_matrix
     from .wordnet import load_wordnet
 
-    key = hashlib.sha1(f"glove50|{n_words}|{epochs}|wn3.0|v3-inflected-antonyms".encode()).hexdigest()[:12]
+    version = "v3-inflected-antonyms" if inflected_antonyms else "v2"
+    key = hashlib.sha1(f"glove50|{n_words}|{epochs}|wn3.0|{version}".encode()).hexdigest()[:12]
     path = paths.cache_dir() / "cf_feedback" / f"counterfit_glove50_{key}.npz"
     idx = glove_index()
     if path.exists():
@@ -127,7 +131,8 @@ def counterfitted_glove(n_words: int = 30000, epochs: int = 20) -> WordVectors:
     wn = load_wordnet()
     pos = {w: i for i, w in enumerate(words)}
     syn = [(pos[a], pos[b]) for a, b in wn.synonyms if a in pos and b in pos and a < b]
-    ant = antonym_pairs(words, wn)
+    ant = (antonym_pairs(words, wn) if inflected_antonyms else
+           [(pos[a], pos[b]) for a, b in wn.antonyms if a in pos and b in pos and a < b])
     out = counter_fit(vecs, syn, ant, epochs=epochs)
     path.parent.mkdir(parents=True, exist_ok=True)
     with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
