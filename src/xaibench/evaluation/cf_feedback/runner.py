@@ -95,15 +95,20 @@ def count_antonym_swaps(swaps: Sequence[tuple[str, str]], wordnet) -> tuple[int,
     return len(swaps), len(ant), ant
 
 
+#: the settings of :func:`textfooler_antonym_swaps`
+ANTONYM_SETTINGS = ("before", "inflected antonyms", "after")
+
+
 def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor: str = "logreg",
                              max_words: int | None = 400, max_train: int | None = None,
-                             refresh: bool = False) -> pd.DataFrame:
+                             refresh: bool = False, settings: Sequence[str] = ANTONYM_SETTINGS) -> pd.DataFrame:
     """TextFooler's first edit of the first ``samples[dataset]`` texts of each dataset's seeded sample in three
     settings (``setting``): ``before`` -- vectors counter-fitted with WordNet's lemma antonym pairs only, no veto
     (the earlier editor); ``inflected antonyms`` -- the antonym constraints extended to inflected forms, no veto;
     ``after`` -- those vectors and the WordNet antonym veto (the editor of the main run).  Accepted swaps, how many
     replace a word by one of its WordNet antonyms (on lemmas, :meth:`WordNet.is_antonym`), the most frequent such
-    pairs and the flip rate.  Stored under ``data/results/cf_feedback/``."""
+    pairs and the flip rate.  ``settings``: a subset of :data:`ANTONYM_SETTINGS` (quick runs: ``("after",)``,
+    which needs no second set of vectors).  Stored under ``data/results/cf_feedback/``."""
     from collections import Counter
 
     from ...data.cf_data import sample_test
@@ -112,7 +117,11 @@ def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor:
     from ...explainers.counterfactual.wordnet import load_wordnet
     from ...models.cf_predictors import get_predictor
 
-    key = _key(d=dict(samples), s=seed, p=predictor, mw=max_words, mt=max_train, v=2)
+    bad = [x for x in settings if x not in ANTONYM_SETTINGS]
+    if bad or not settings:
+        raise ValueError(f"settings={tuple(settings)!r}: use a non-empty subset of {ANTONYM_SETTINGS}")
+    extra = {} if tuple(settings) == ANTONYM_SETTINGS else {"settings": list(settings)}
+    key = _key(d=dict(samples), s=seed, p=predictor, mw=max_words, mt=max_train, v=2, **extra)
     out = paths.results_dir() / "cf_feedback" / f"textfooler_antonyms_{key}.parquet"
     if out.exists() and not refresh:
         return pd.read_parquet(out)
@@ -123,6 +132,8 @@ def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor:
         texts = sample_test(d, n, seed=seed, max_words=max_words)["text"].tolist()
         for setting, inflected, veto in (("before", False, False), ("inflected antonyms", True, False),
                                          ("after", True, True)):
+            if setting not in settings:
+                continue
             ed = TextFooler(antonym_veto=veto, vectors=counterfitted_glove(inflected_antonyms=inflected),
                             wordnet=wn).fit(cf.CountingPredictor(model))
             edits = ed.explain(texts)
