@@ -96,3 +96,16 @@ def test_good_is_not_a_synonym_of_bad_after_counter_fitting():
     assert before.vectors[g] @ before.vectors[b] >= 0.5  # raw GloVe: bad passes cos >= 0.5
     assert after.vectors[g] @ after.vectors[b] < before.vectors[g] @ before.vectors[b] - 0.1
     assert "bad" not in [w for w, _ in after.neighbours("good", 50, 0.5)]
+
+
+def test_counter_fitting_antonyms_extend_to_inflected_forms():
+    from xaibench.explainers.counterfactual.counterfit import antonym_pairs
+    from xaibench.explainers.counterfactual.wordnet import WordNet
+
+    wn = WordNet()
+    wn.pos.update({"love": {"VERB"}, "hate": {"VERB"}, "good": {"ADJ"}, "bad": {"ADJ"}})
+    wn.antonyms |= {("love", "hate"), ("hate", "love"), ("good", "bad"), ("bad", "good")}
+    wn.exceptions["worse"] = {"bad"}
+    words = ["loved", "hated", "hate", "good", "worse", "film"]
+    # loved-hated and loved-hate through the lemmas love/hate; good-worse through WordNet's exception list
+    assert antonym_pairs(words, wn) == [(0, 1), (0, 2), (3, 4)]

@@ -41,9 +41,22 @@ def test_inc_odd_even_pattern_and_early_ended_chains():
     t = cf.inc_table([chain, short])
     assert t.loc[t.step == 1, "mean"].item() == 3.0 and t.loc[t.step == 1, "n"].item() == 2
     assert t.loc[t.step == 2, "mean"].item() == 0.0 and t.loc[t.step == 2, "n"].item() == 1
-    # inc@2 = mean(3, 0); inc@9 = mean over steps 1-8 of the per-step means = (3+0+4+0+4+0+4+0)/8
-    assert cf.inc_at_n([chain, short], 2) == 1.5
-    assert cf.inc_at_n([chain, short], 9) == 15 / 8
+    # inc@n pools the per-(text, step) values (the authors' inconsistency.py), not the per-step means:
+    # inc@2 = mean(4, 0, 2) = 2 (per-step means: mean(3, 0) = 1.5); inc@9 = (4+0+4+0+4+0+4+0+2)/9 = 2
+    assert cf.inc_at_n([chain, short], 2) == 2.0
+    assert cf.inc_at_n([chain, short], 9) == 2.0
+
+
+def test_inc_at_n_pools_text_step_values_by_hand():
+    # chain a: d = 1, 3, 2 -> inc 2, 0; chain b: d = 5, 1 -> inc 0
+    # pooled inc@2 = (2 + 0 + 0) / 3; the mean of per-step means would be ((2+0)/2 + 0) / 2 = 0.5
+    assert cf.inc_at_n([[1, 3, 2], [5, 1]], 2) == pytest.approx(2 / 3)
+    assert cf.inc_at_n([[1, 3, 2], [5, 1]], 1) == pytest.approx(1.0)  # step 1: (2 + 0) / 2
+    # complete chains (every text every step): pooled = mean of per-step means
+    chains = [[1, 4, 2, 6], [3, 3, 5, 1]]  # inc: 3, 0, 4 and 0, 2, 0
+    assert cf.inc_at_n(chains, 3) == pytest.approx(9 / 6)
+    assert cf.inc_at_n(chains, 3) == pytest.approx(cf.inc_table(chains, 4)["mean"].mean())
+    assert math.isnan(cf.inc_at_n([[2], []], 3))
 
 
 def test_flip_rate_counts_ended_chains_as_not_flipped():
@@ -84,9 +97,40 @@ def test_run_chains_selection_flip_and_early_end():
     a = ch[ch.text_id == 0]
     assert a.text.tolist() == ["a good film", "a bad film", "a good film", "a bad film"]
     assert a.minimality.tolist()[1:] == [1, 1, 1] and a.flipped.tolist()[1:] == [True, True, True]
-    assert (ch.text_id == 1).sum() == 1  # editor returned nothing at step 1: chain ended
+    # the editor returned nothing for "stop here": the chain keeps its last text at every step
+    b = ch[ch.text_id == 1]
+    assert b.step.tolist() == [0, 1, 2, 3] and b.text.tolist() == ["stop here"] * 4
+    assert b.carried.tolist() == [False, True, True, True] and b.minimality.tolist()[1:] == [0, 0, 0]
+    assert b.flipped.tolist()[1:] == [False, False, False] and b.n_candidates.tolist()[1:] == [0, 0, 0]
+    assert not a.carried.any()
     assert cf.flip_rate_at(ch, 1) == 0.5
-    assert cf.chain_distances(ch) == [[1.0, 1.0, 1.0], []]
+    assert cf.chain_distances(ch) == [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
+
+
+class _StopsLater:
+    """Appends a word until the text has ``stop_at`` words, then returns nothing; counts the texts it is asked."""
+    name = "later"
+
+    def __init__(self, stop_at):
+        self.stop_at, self.asked = stop_at, []
+
+    def explain(self, texts, targets=None):
+        self.asked += list(texts)
+        return [[t + " w"] if len(t.split()) < self.stop_at else [] for t in texts]
+
+
+def test_run_chains_keeps_the_last_text_when_the_editor_stops_mid_chain():
+    ed = _StopsLater(stop_at=3)
+    model = cf.CountingPredictor(KeywordClassifier("good", p_hit=0.9, p_miss=0.2, tokenize=str.split))
+    ch = cf.run_chains(ed, model, ["a", "good b c d"], n_steps=4, tokenize=str.split)
+    assert len(ch) == 2 * 5 and ch.groupby("text_id").step.apply(list).tolist() == [[0, 1, 2, 3, 4]] * 2
+    a = ch[ch.text_id == 0]
+    assert a.text.tolist() == ["a", "a w", "a w w", "a w w", "a w w"]
+    assert a.minimality.tolist()[1:] == [1, 1, 0, 0] and a.carried.tolist() == [False, False, False, True, True]
+    # a text that got nothing is not submitted again (the editors are deterministic in their input)
+    assert ed.asked.count("a w w") == 1 and ed.asked.count("good b c d") == 1
+    # carried steps add inc 0 and count in the pooled mean: inc steps 0, 0, 0 (d = 1, 1, 0, 0)
+    assert cf.inc_at_n(cf.chain_distances(ch), 3) == 0.0
 
 
 def test_ttests_shape_and_identical_samples():
@@ -142,8 +186,28 @@ def test_step_plot_titles_count_texts_per_panel():
     fig = R.plot_steps(pd.DataFrame(rows), "imdb", [("minimality", "(a) minimality"), ("nll_base", "(d) base-LM NLL")],
                        "Figure 3")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
-    assert titles == ["(a) minimality", "(d) base-LM NLL (1 text)"]
+    assert titles == ["(a) minimality, symlog", "(d) base-LM NLL (1 text)"]
     assert fig._suptitle.get_text() == "Figure 3 (3 texts per editor)"
+    plt.close(fig)
+
+
+def test_step_plot_shows_outliers_and_means_on_a_symlog_axis():
+    """One text's step-1 inc of 40 among zeros (Polyjuice's early erasure) must stay visible, and the mean marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xaibench.evaluation.cf_feedback import runner as R
+
+    rows = [{"dataset": "imdb", "editor": e, "text_id": t, "step": 1,
+             "inc": 40.0 if (e == "polyjuice" and t == 0) else 0.0} for e in R.EDITOR_ORDER for t in range(12)]
+    fig = R.plot_steps(pd.DataFrame(rows), "imdb", [("inc", "(b) inc")], "Figure 3")
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "symlog"
+    ys = [y for line in ax.lines for y in np.atleast_1d(line.get_ydata())]
+    assert 40.0 in ys  # the outlier is drawn (showfliers=False would hide it)
+    assert any(abs(y - 40 / 12) < 1e-9 for y in ys)  # the mean marker of Polyjuice's box
     plt.close(fig)
 
 

@@ -170,3 +170,50 @@ def test_a_quick_run_gives_a_verdict_for_every_claim(tmp_path):
 def test_tied_editors_are_not_an_ordering(tmp_path):
     inc = {d: {e: [0.0] * 5 for e in EDITORS} for d in INC}
     assert _verdict(_tables(tmp_path, inc=inc), "imdb-inc9-order").verdict == "not reproduced"
+
+
+def test_the_non_reproductions_of_a_full_run(tmp_path):
+    """The values of a full run that contradict the paper: IMDb inc@9 Polyjuice 8.06 > MiCE 4.18, Newsgroups inc@1
+    MiCE 2.08 vs Polyjuice 13.26, MiCE's IMDb flip rate 1.000 -> 1.000, Newsgroups t-tests p = 0.25-0.73."""
+    inc = {d: {e: list(v) for e, v in INC[d].items()} for d in INC}
+    inc["imdb"]["polyjuice"][-1], inc["imdb"]["mice"][-1] = 8.06, 4.18
+    inc["newsgroups"]["mice"][0], inc["newsgroups"]["polyjuice"][0] = 2.08, 13.26
+    flip = {d: dict(v) for d, v in FLIP.items()}
+    flip["imdb"]["mice"] = (1.0, 1.0)
+    t = _tables(tmp_path, inc=inc, flip=flip)
+    ss = pd.read_csv(tmp_path / "cf_feedback_sample_size.csv")
+    news = ss["dataset"] == "newsgroups"
+    ss.loc[news, "ours"] = np.interp(np.arange(news.sum()) % 5, [0, 4], [0.25, 0.73])
+    ss.to_csv(tmp_path / "cf_feedback_sample_size.csv", index=False)
+    out = {cid: _verdict(Tables(tmp_path), cid) for cid in
+           ("imdb-inc9-order", "news-mice-above-polyjuice", "mice-flip-falls", "ttest-news-from-200")}
+    assert {k: v.verdict for k, v in out.items()} == dict.fromkeys(out, "not reproduced")
+    assert out["imdb-inc9-order"].ours.startswith("Polyjuice 8.06 > MiCE 4.18")
+    assert out["news-mice-above-polyjuice"].ours == "MiCE 2.08 vs Polyjuice 13.26"
+    assert out["ttest-news-from-200"].ours == 0.0 and "p < 0.05 in 0/" in out["ttest-news-from-200"].reason
+
+
+def test_fluency_at_every_step_reads_first_and_last_edit_and_marks_the_paper(tmp_path):
+    """Fluency scored at steps 0-9: the trend claim compares step 1 with step 9 (not the originals at step 0), and
+    the runner's table marks the paper's per-character values not comparable."""
+    from xaibench.evaluation.cf_feedback import runner as R
+
+    rows = []
+    for e, (a, b) in {"mice": (4.0, 5.0), "polyjuice": (4.5, 6.0), "textfooler": (3.5, 3.6)}.items():
+        for tid in (0, 1):
+            for k in range(10):
+                nll = 9.0 if k == 0 else a + (b - a) * (k - 1) / 8  # step 0 worst: must not be read as the start
+                rows.append({"dataset": "imdb", "editor": e, "text_id": tid, "step": k, "nll_base": nll,
+                             "nll_fine": nll, "ppl_base": np.exp(nll), "ppl_fine": np.exp(nll)})
+    fl = R.table_fluency(pd.DataFrame(rows), ns=range(10))
+    on_paper = fl["paper"].notna()
+    assert on_paper.any() and fl.loc[on_paper, "paper_comparable"].str.startswith("not comparable").all()
+    assert (fl.loc[~on_paper, "paper_comparable"] == "").all()
+    fl.to_csv(tmp_path / "cf_feedback_fluency.csv", index=False)
+    t = Tables(tmp_path)
+    out = _verdict(t, "fluency-base-worsens")
+    assert out.verdict == "reproduced" and "@1 -> @9" in out.reason and out.ours == "MiCE 4.00 -> 5.00; Polyjuice 4.50 -> 6.00"
+    best = _verdict(t, "fluency-textfooler-best")
+    assert best.verdict == "reproduced" and "imdb@0" not in best.reason and "imdb@9 lowest TextFooler" in best.reason
+    fine = _verdict(t, "fluency-fine-mice-falls")
+    assert fine.verdict == "not comparable" and "for both editors it is circular" in fine.reason

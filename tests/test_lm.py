@@ -58,3 +58,29 @@ def test_library_tqdm_goes_through_project_progress(monkeypatch, capsys):
     assert lib.tqdm is tqdm  # restored
     lib.convert()
     assert "Converting and de-quantizing" in capsys.readouterr().err  # the unrouted bar
+
+
+def test_auto_dtype_is_bfloat16_only_with_bf16_units(monkeypatch, tmp_path):
+    from xaibench import device
+    from xaibench.models import lm
+
+    monkeypatch.setattr(device, "torch_device", lambda: "cpu")
+    real = lm.Path
+
+    def fake_path(flags):
+        def make(p):
+            if str(p) == "/proc/cpuinfo":
+                f = tmp_path / "cpuinfo"
+                f.write_text(f"flags\t: fpu sse avx2 {flags}\n")
+                return f
+            return real(p)
+        return make
+
+    monkeypatch.setattr(lm, "Path", fake_path("avx512f"))
+    assert lm.resolve_lm_dtype("auto") == "float32"
+    monkeypatch.setattr(lm, "Path", fake_path("avx512f avx512_bf16"))
+    assert lm.resolve_lm_dtype("auto") == "bfloat16"
+    monkeypatch.setattr(device, "torch_device", lambda: "cuda")
+    monkeypatch.setattr(lm, "Path", fake_path(""))
+    assert lm.resolve_lm_dtype("auto") == "bfloat16"
+    assert lm.resolve_lm_dtype("float16") == "float16"  # an explicit dtype is kept

@@ -35,6 +35,23 @@ def _smollm2_dir() -> Path:
     return Path(spec.submodule_search_locations[0])
 
 
+def resolve_lm_dtype(dtype: str = "auto") -> str:
+    """``"auto"``: ``"bfloat16"`` on a GPU or a CPU with bf16 units (``avx512_bf16``/``amx_bf16`` in
+    ``/proc/cpuinfo``), else ``"float32"`` (without them bfloat16 runs about 3x slower than float32 on CPU);
+    any other value is returned unchanged."""
+    if dtype != "auto":
+        return dtype
+    from ..device import torch_device
+
+    if str(torch_device()) != "cpu":
+        return "bfloat16"
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "float32"
+    return "bfloat16" if ("avx512_bf16" in flags or "amx_bf16" in flags) else "float32"
+
+
 @functools.lru_cache(maxsize=2)
 def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     """``(model, tokenizer)`` in eval mode on :func:`xaibench.device.torch_device`; ``dtype``
@@ -47,8 +64,9 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
     from .. import io
     from ..device import torch_device
 
+    dtype = resolve_lm_dtype(dtype)
     if dtype not in ("float32", "bfloat16", "float16"):
-        raise ValueError(f"dtype={dtype!r}: use float32, bfloat16 or float16")
+        raise ValueError(f"dtype={dtype!r}: use auto, float32, bfloat16 or float16")
 
     def load(src) -> tuple:
         from transformers import AutoModelForCausalLM, AutoTokenizer

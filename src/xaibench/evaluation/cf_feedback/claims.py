@@ -10,6 +10,9 @@ Two settings decide what can be compared at all:
   joined by blank lines.  The paper's Table 3 values (about 4-9 under GPT-2) are therefore
   per-character perplexities, not the per-token perplexities of the texts that we compute; only
   orderings and trends are compared, never values.
+* **In-domain fluency.**  Our in-domain LM is the bigram model that the MiCE-style infiller and the
+  Polyjuice-style ``resemantic``/``insert`` codes sample from: for both editors it is circular (it scores
+  agreement with their own generator), so the in-domain fluency claim is ``not comparable``.
 * **Polyjuice's erasure.**  Our Polyjuice-style rule set always offers one random sentence of the
   text (the whole-text blank) as a candidate, so the "extreme erasure" the paper observes is built
   into our editor; the paper's findings that rest on it are ``not comparable``.
@@ -30,12 +33,14 @@ EDITORS = ("mice", "polyjuice", "textfooler")
 NAMES = {"mice": "MiCE", "polyjuice": "Polyjuice", "textfooler": "TextFooler"}
 ALPHA = 0.05
 
-FLUENCY_VALUES_REASON = ("the paper's perplexity.py joins the characters of each text with blank lines before "
-                         "GPT-2 scores it, so its values are per-character perplexities; ours are per-token")
+FLUENCY_VALUES_REASON = ("the paper's perplexity.py passes one string to compute_ppl, which joins its elements with "
+                         "blank lines: GPT-2 scores the text's characters one per line, so the paper's Table 3 values "
+                         "are per-character perplexities; ours are per-token")
 ERASURE_REASON = ("our Polyjuice-style rule set always offers one random sentence of the text as a candidate, "
                   "so erasure is built into our editor")
 FINE_LM_REASON = ("our in-domain LM is the bigram model that our MiCE infiller and Polyjuice-style "
-                  "resemantic/insert codes sample from, so it scores agreement with the generator, not fluency")
+                  "resemantic/insert codes sample from, so for both editors it is circular: it scores agreement "
+                  "with their own generator, not fluency")
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -248,7 +253,7 @@ def _ttest(dataset: str, min_size: int):
 def _fluency_textfooler_best(t: Tables) -> Outcome:
     fl = _fluency(t)
     holds, parts = [], []
-    for d, step in sorted({(d, s) for d, s, _ in fl.index}):
+    for d, step in sorted({(d, s) for d, s, _ in fl.index if s >= 1}):
         v = {e: float(fl.loc[(d, step, e), "ours"]) for e in EDITORS}
         holds.append(min(v, key=v.get) == "textfooler")
         parts.append(f"{d}@{step} lowest {NAMES[min(v, key=v.get)]}")
@@ -260,7 +265,7 @@ def _fluency_textfooler_best(t: Tables) -> Outcome:
 @_cells
 def _fluency_base_worsens(t: Tables) -> Outcome:
     fl = _fluency(t)
-    steps = sorted({s for d, s, _ in fl.index if d == "imdb"})
+    steps = sorted({s for d, s, _ in fl.index if d == "imdb" and s >= 1})
     holds, parts = [], []
     for e in ("mice", "polyjuice"):
         a, b = (float(fl.loc[("imdb", s, e), "ours"]) for s in (steps[0], steps[-1]))
@@ -274,7 +279,7 @@ def _fluency_base_worsens(t: Tables) -> Outcome:
 @_cells
 def _fluency_fine(t: Tables) -> Outcome:
     fl = _fluency(t, lm="fine")
-    steps = sorted({s for d, s, _ in fl.index if d == "imdb"})
+    steps = sorted({s for d, s, _ in fl.index if d == "imdb" and s >= 1})
     parts = [f"{NAMES[e]} {fl.loc[('imdb', steps[0], e), 'ours']:.2f} -> {fl.loc[('imdb', steps[-1], e), 'ours']:.2f}"
              for e in ("mice", "polyjuice")]
     return Outcome("; ".join(parts), "not comparable", FINE_LM_REASON)

@@ -4,20 +4,22 @@ An editor ``f`` is applied to its own output: ``f_0(x) = x``, ``f_i(x) = f(f_{i-
 original plus ``n_steps`` (= 9) edits.  At each step the editor returns candidate edits and the
 runner keeps **the lowest-minimality candidate that changes the prediction, else the
 lowest-minimality candidate** (paper Appendix B; ties: the editor's order).  When an editor returns
-no candidate (or only the unchanged text) **the chain ends** there, as in the authors' Polyjuice
-demo; later steps are missing for that text.
+no candidate (or only the unchanged text) **the chain keeps its last text**, as in the authors'
+released arrays (every text has a value at every step): the step repeats the input with minimality
+0, not flipped, ``carried=True``.  The editors are deterministic functions of their input text
+(their random draws are seeded by it), so a text that got nothing is not submitted again.
 
 Metrics (each declares ``lower_is_better``):
 
 * minimality ``d(a, b)``: unnormalised word-level Levenshtein distance over spaCy tokens.
 * ``inc`` at step k (k = 1..8): ``relu(d(f_{k+1}, f_k) - d(f_k, f_{k-1}))`` (Eq. 1), defined for
-  chains that reach step k+1.
-* ``inc@n``: the mean of the per-step inconsistency (each step averaged over the chains that reach
-  it) over steps 1..min(n, 8) -- with 9 edits only 8 steps exist, so the paper's inc@9 is the mean
-  over steps 1-8 (authors' ``inconsistency.py``).  For the t-tests of Tables 4-5 a per-text
-  ``inc@n`` is used: the mean of that chain's existing steps 1..n.
+  chains that reach step k+1 (with the chain-end rule above: every chain).
+* ``inc@n``: the mean of the per-(text, step) inconsistency values pooled over steps
+  1..min(n, 8) -- with 9 edits only 8 steps exist, so the paper's inc@9 is the mean over steps 1-8
+  (authors' ``inconsistency.py``, which averages the array of all texts' steps at once).  For the
+  t-tests of Tables 4-5 a per-text ``inc@n`` is used: the mean of that chain's steps 1..n.
 * flip rate@n: the fraction of *all* texts whose prediction at step n differs from step n-1
-  (``n_flipped / n_all``; a chain that ended earlier counts as not flipped).
+  (``n_flipped / n_all``; a missing or carried step counts as not flipped).
 """
 from __future__ import annotations
 
@@ -136,10 +138,12 @@ def inc_table(chains: Sequence[Sequence[float]], n_steps: int = N_STEPS) -> pd.D
 
 
 def inc_at_n(chains: Sequence[Sequence[float]], n: int, n_steps: int = N_STEPS) -> float:
-    """Table 1's inc@n: mean of the per-step means over steps 1..min(n, n_steps-1) that exist."""
-    t = inc_table(chains, n_steps)
-    vals = t.loc[(t["step"] <= n) & (t["n"] > 0), "mean"]
-    return float(vals.mean()) if len(vals) else float("nan")
+    """Table 1's inc@n: mean of all per-(text, step) inconsistency values of steps 1..min(n, n_steps-1),
+    pooled (the authors' ``inconsistency.py`` averages its (texts x steps) array in one go).  Equal to the
+    mean of the per-step means when every chain has every step; a short chain weighs by its steps."""
+    k = min(n, n_steps - 1)
+    vals = np.concatenate([inc_steps(c)[:k] for c in chains] + [np.zeros(0)])
+    return float(vals.mean()) if vals.size else float("nan")
 
 
 def flip_rate(flipped: Sequence[bool | float], n_all: int | None = None) -> float:
@@ -219,7 +223,8 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
     Returns one row per (text_id, step) with step 0 the original: ``text``, ``pred``, ``proba``,
     ``target`` (the class the editor was asked for: the second most probable class of the input),
     ``p_target``, ``minimality`` (to the previous step), ``flipped``, ``n_candidates``,
-    ``n_tokens``, ``seconds``.  Chains end when the editor returns nothing new.
+    ``n_tokens``, ``seconds``, ``carried``.  A chain whose editor returns nothing new keeps its last
+    text (a ``carried`` row: minimality 0, not flipped, no candidates), so every text has every step.
     """
     texts = check_texts(texts)
     n_steps = check_count(n_steps, "n_steps", 1)
@@ -231,9 +236,10 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
     P = predictor.predict_proba(cur)
     rows = [{"text_id": i, "step": 0, "text": t, "pred": int(p.argmax()), "proba": p.tolist(),
              "target": np.nan, "p_target": np.nan, "minimality": np.nan, "flipped": np.nan,
-             "n_candidates": np.nan, "n_tokens": len(tokenize(t)), "seconds": 0.0}
+             "n_candidates": np.nan, "n_tokens": len(tokenize(t)), "seconds": 0.0, "carried": False}
             for i, (t, p) in enumerate(zip(cur, P))]
     alive = list(range(len(texts)))
+    stuck: set[int] = set()  # chains whose current text got no candidate (carried on, not re-submitted)
     probs = {i: P[i] for i in alive}
     cur_tok: dict[int, list[str]] = {}  # tokens of each chain's current text (tokenised once)
     steps = range(1, n_steps + 1)
@@ -242,22 +248,28 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
 
         steps = _progress(steps, desc=f"{getattr(editor, 'name', 'editor')} steps")
     for step in steps:
-        if not alive:
-            break
-        targets = [second_class(probs[i]) for i in alive]
+        ask = [i for i in alive if i not in stuck]
+        targets_of = {i: second_class(probs[i]) for i in alive}
         t0 = time.perf_counter()
-        cands = editor.explain([cur[i] for i in alive], targets)
-        secs = (time.perf_counter() - t0) / len(alive)
-        flat = [(i, c) for i, cs in zip(alive, cands) for c in dict.fromkeys(cs) if c != cur[i] and c.strip()]
+        cands = editor.explain([cur[i] for i in ask], [targets_of[i] for i in ask]) if ask else []
+        secs = (time.perf_counter() - t0) / max(len(ask), 1)
+        flat = [(i, c) for i, cs in zip(ask, cands) for c in dict.fromkeys(cs) if c != cur[i] and c.strip()]
         Pc = predictor.predict_proba([c for _, c in flat]) if flat else np.zeros((0, predictor.n_classes))
         by_text: dict[int, list[tuple[str, np.ndarray]]] = {}
         for (i, c), p in zip(flat, Pc):
             by_text.setdefault(i, []).append((c, p))
-        still = []
-        for i, tgt in zip(alive, targets):
+        for i in alive:
+            tgt = targets_of[i]
             options = by_text.get(i, [])
-            if not options:
-                continue  # the editor returned nothing: the chain ends
+            if not options:  # the editor returned nothing: the chain keeps its last text
+                stuck.add(i)
+                p = probs[i]
+                rows.append({"text_id": i, "step": step, "text": cur[i], "pred": int(p.argmax()),
+                             "proba": p.tolist(), "target": tgt, "p_target": float(p[tgt]), "minimality": 0,
+                             "flipped": False, "n_candidates": 0,
+                             "n_tokens": len(cur_tok.get(i) or tokenize(cur[i])),
+                             "seconds": secs if i in ask else 0.0, "carried": True})
+                continue
             base_tok = cur_tok.get(i) or tokenize(cur[i])
             cand_tok = [tokenize(c) for c, _ in options]
             dists = [levenshtein(base_tok, t) for t in cand_tok]
@@ -267,10 +279,8 @@ def run_chains(editor, predictor, texts: Sequence[str], n_steps: int = N_STEPS,
             rows.append({"text_id": i, "step": step, "text": text, "pred": int(p.argmax()), "proba": p.tolist(),
                          "target": tgt, "p_target": float(p[tgt]), "minimality": dists[k],
                          "flipped": bool(int(p.argmax()) != cur_pred), "n_candidates": len(options),
-                         "n_tokens": len(cand_tok[k]), "seconds": secs})
+                         "n_tokens": len(cand_tok[k]), "seconds": secs, "carried": False})
             cur[i], probs[i], cur_tok[i] = text, p, cand_tok[k]
-            still.append(i)
-        alive = still
     return pd.DataFrame(rows).sort_values(["text_id", "step"]).reset_index(drop=True)
 
 

@@ -91,18 +91,91 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     chains["gold"] = chains["text_id"].map(dict(enumerate(sample["label"].tolist())))
     chains.insert(0, "editor", editor)
     chains.insert(0, "dataset", dataset)
-    n_edits = int((chains["step"] > 0).sum())
+    n_edits = int(((chains["step"] > 0) & ~chains["carried"].astype(bool)).sum())  # carried steps are no edits
     stats = {"dataset": dataset, "editor": editor, "predictor": predictor, "n_texts": len(sample),
              "n_edit_steps": n_edits, "seconds": secs, "seconds_per_edit": secs / max(n_edits, 1),
              "predictor_calls_per_edit": pred.n_calls / max(n_edits, 1),
              "predictor_texts_per_edit": pred.n_texts / max(n_edits, 1),
              "predictor_texts_incremental_per_edit": pred.n_incremental / max(n_edits, 1),
              "n_texts_longer_than_model_reads": n_long,
+             "n_carried_steps": int(chains["carried"].astype(bool).sum()),
+             "n_chains_carried": int(chains.loc[chains["carried"].astype(bool), "text_id"].nunique()),
              # the machine and how busy it was (1-minute load average at start and end of the run)
              "cpus": os.cpu_count(), "load_start": load0, "load_end": load_average()}
+    if getattr(ed, "swaps", None) is not None:  # TextFooler: its accepted swaps, and those that are WordNet antonyms
+        from ...explainers.counterfactual.wordnet import load_wordnet
+
+        n_sw, n_ant, _ = count_antonym_swaps(ed.swaps, load_wordnet())
+        stats.update(n_swaps=n_sw, n_antonym_swaps=n_ant)
     chains["proba"] = chains["proba"].map(json.dumps)
     store.save(config, {"chains": chains, "stats": stats})  # chains and their stats: one unit
     return chains, stats
+
+
+def count_antonym_swaps(swaps: Sequence[tuple[str, str]], wordnet) -> tuple[int, int, list[str]]:
+    """``(swaps, swaps whose replacement is a WordNet antonym of the original word, those pairs as "a->b")``."""
+    ant = [f"{a}->{b}" for a, b in swaps if wordnet.is_antonym(a, b)]
+    return len(swaps), len(ant), ant
+
+
+#: the settings of :func:`textfooler_antonym_swaps`
+ANTONYM_SETTINGS = ("before", "inflected antonyms", "after")
+
+
+def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor: str = "logreg",
+                             max_words: int | None = 400, max_train: int | None = None,
+                             refresh: bool = False, settings: Sequence[str] = ANTONYM_SETTINGS) -> pd.DataFrame:
+    """TextFooler's first edit of the first ``samples[dataset]`` texts of each dataset's seeded sample in three
+    settings (``setting``): ``before`` -- vectors counter-fitted with WordNet's lemma antonym pairs only, no veto
+    (the earlier editor); ``inflected antonyms`` -- the antonym constraints extended to inflected forms, no veto;
+    ``after`` -- those vectors and the WordNet antonym veto (the editor of the main run).  Accepted swaps, how many
+    replace a word by one of its WordNet antonyms (on lemmas, :meth:`WordNet.is_antonym`), the most frequent such
+    pairs and the flip rate.  ``settings``: a subset of :data:`ANTONYM_SETTINGS` (quick runs: ``("after",)``,
+    which needs no second set of vectors).  Stored under ``data/results/cf_feedback/``."""
+    from collections import Counter
+
+    from ...data.cf_data import sample_test
+    from ...explainers.counterfactual.counterfit import counterfitted_glove
+    from ...explainers.counterfactual.textfooler import TextFooler
+    from ...explainers.counterfactual.wordnet import load_wordnet
+    from ...models.cf_predictors import get_predictor
+
+    bad = [x for x in settings if x not in ANTONYM_SETTINGS]
+    if bad or not settings:
+        raise ValueError(f"settings={tuple(settings)!r}: use a non-empty subset of {ANTONYM_SETTINGS}")
+    extra = {} if tuple(settings) == ANTONYM_SETTINGS else {"settings": list(settings)}
+    key = _key(d=dict(samples), s=seed, p=predictor, mw=max_words, mt=max_train, v=2, **extra)
+    out = paths.results_dir() / "cf_feedback" / f"textfooler_antonyms_{key}.parquet"
+    if out.exists() and not refresh:
+        return pd.read_parquet(out)
+    wn = load_wordnet()
+    rows = []
+    for d, n in samples.items():
+        model = get_predictor(d, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
+        texts = sample_test(d, n, seed=seed, max_words=max_words)["text"].tolist()
+        for setting, inflected, veto in (("before", False, False), ("inflected antonyms", True, False),
+                                         ("after", True, True)):
+            if setting not in settings:
+                continue
+            ed = TextFooler(antonym_veto=veto, vectors=counterfitted_glove(inflected_antonyms=inflected),
+                            wordnet=wn).fit(cf.CountingPredictor(model))
+            edits = ed.explain(texts)
+            n_sw, n_ant, pairs = count_antonym_swaps(ed.swaps, wn)
+            flips = [c[0] for c in edits if c]
+            n_flip = int((model.predict_proba(flips).argmax(1) != model.predict_proba(
+                [t for t, c in zip(texts, edits) if c]).argmax(1)).sum()) if flips else 0
+            common = {"dataset": d, "setting": setting, "inflected_antonyms": inflected, "antonym_veto": veto,
+                      "ours_std": np.nan, "paper": np.nan, "n_texts": len(texts),
+                      "top_antonym_pairs": "; ".join(f"{p} ({k})" for p, k in Counter(pairs).most_common(8))}
+            for metric, value, lower in (("accepted_swaps", n_sw, False), ("antonym_swaps", n_ant, True),
+                                         ("antonym_share", n_ant / n_sw if n_sw else np.nan, True),
+                                         ("flip_rate@1", n_flip / len(texts) if texts else np.nan, False)):
+                rows.append({**common, "metric": metric, "ours": value, "lower_is_better": lower})
+    cols = ["dataset", "setting", "inflected_antonyms", "antonym_veto", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better",
+            "top_antonym_pairs"]
+    df = pd.DataFrame(rows)[cols]
+    io.write_parquet(out, df)
+    return df
 
 
 def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", steps: Sequence[int] | None = None,
@@ -140,8 +213,9 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
 def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
     """Base-LM mean NLL per text, stored per (dataset, LM, dtype) under ``data/results/cf_feedback/`` keyed
     by the text's SHA-1 (re-runs of the notebook score only new texts); ``(nll by text, n truncated)``."""
-    from ...models.lm import load_causal_lm, sequence_nll
+    from ...models.lm import load_causal_lm, resolve_lm_dtype, sequence_nll
 
+    dtype = resolve_lm_dtype(dtype)
     settings = {"lm": base_lm, "dtype": dtype, "max_tokens": 512}
     key = _key(**settings) if FLUENCY_VERSION == 1 else _key(**settings, v=FLUENCY_VERSION)
     path = paths.results_dir() / "cf_feedback" / f"fluency_{dataset}_{key}.parquet"
@@ -176,7 +250,8 @@ def _read_fluency(path) -> pd.DataFrame:
 
 def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42,
                       predictor: str = "logreg", max_words: int | None = 400, mlm_train_texts: int = 1000,
-                      refresh: bool = False) -> pd.DataFrame:
+                      refresh: bool = False, max_train: int | None = None,
+                      lm_max_texts: int | None = 20000) -> pd.DataFrame:
     """MiCE stage 1 measured both ways: the label-conditioned bigram infiller vs a label-conditioned
     MLM head trained here on the frozen MiniLM (:mod:`xaibench.explainers.counterfactual.mlm`).
 
@@ -184,6 +259,8 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     sample as the chains: ``samples[dataset]`` texts), everything else of the editor unchanged: flip rate,
     mean minimality and seconds per edit (plus the MLM head's training seconds and final
     cross-entropy).  Stored under ``data/results/cf_feedback/`` (the MLM costs seconds per edit).
+    ``max_train``/``lm_max_texts`` cap the predictor's and the bigram infiller's training sets as in
+    :func:`run_experiment` (quick runs).
     """
     import time
 
@@ -194,21 +271,22 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     from ...models.cf_predictors import get_predictor
 
     config = {"samples": dict(samples), "n_texts": n_texts, "seed": seed, "predictor": predictor,
-              "max_words": max_words, "mlm_train_texts": mlm_train_texts}
+              "max_words": max_words, "mlm_train_texts": mlm_train_texts,
+              "max_train": max_train, "lm_max_texts": lm_max_texts}
     store = tradeoff_store()
     cached = None if refresh else store.load(config)
     if cached is not None:
         return cached["table"]
     rows = []
     for d, n_sample in samples.items():
-        model = get_predictor(d, predictor, seed=seed)
+        model = get_predictor(d, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
         texts = sample_test(d, n_sample, seed=seed, max_words=max_words)["text"].tolist()[:n_texts]
         t0 = time.perf_counter()
         mlm = train_mlm_infiller(d, model, max_texts=mlm_train_texts, seed=seed)
         train_s = time.perf_counter() - t0
         for name, lm in (("bigram (label-conditioned)", None), ("MLM head on MiniLM (label-conditioned)", mlm)):
             pred = cf.CountingPredictor(model)
-            editor = MiCE(dataset=d, lm=lm, seed=seed).fit(pred)
+            editor = MiCE(dataset=d, lm=lm, seed=seed, lm_max_texts=lm_max_texts).fit(pred)
             load0 = load_average()
             t0 = time.perf_counter()
             ch = cf.run_chains(editor, pred, texts, n_steps=1)
@@ -270,7 +348,8 @@ def table_flip_rate(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.Data
 
 
 def table_fluency(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFrame:
-    """Mean NLL and perplexity (base and in-domain LM) at steps ``ns``; paper's ppl-base/ppl-fine.
+    """Mean NLL and perplexity (base and in-domain LM) at steps ``ns``; paper's ppl-base/ppl-fine
+    (steps 1 and 9 only), each marked not comparable in ``paper_comparable``.
 
     The paper's values are per-character perplexities (its ``perplexity.py`` joins each text's
     characters with blank lines before GPT-2 scores it; see :mod:`.claims`), a different quantity
@@ -279,6 +358,7 @@ def table_fluency(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFr
     cf.check_chains(chains, ("dataset", "editor", "step", "nll_base", "ppl_base", "nll_fine", "ppl_fine"),
                     "chains (with the columns add_fluency adds)")
     pv = paper_values("cf_feedback", paper_table="Table 3")
+    note = "not comparable: per-character perplexity (perplexity.py scores a text's characters one per line)"
     rows = []
     for (d, e), g in chains.groupby(["dataset", "editor"], sort=False):
         for n in ns:
@@ -292,7 +372,8 @@ def table_fluency(chains: pd.DataFrame, ns: Sequence[int] = (1, 9)) -> pd.DataFr
                                  "ours": float(v.mean()) if len(v) else np.nan,
                                  "ours_std": float(v.std(ddof=1)) if len(v) > 1 else np.nan,
                                  "paper": float(p["value"].iloc[0]) if len(p) else np.nan,
-                                 "paper_metric": pm, "n_texts": len(v), "lower_is_better": True})
+                                 "paper_metric": pm, "paper_comparable": note if len(p) else "",
+                                 "n_texts": len(v), "lower_is_better": True})
     return pd.DataFrame(rows)
 
 
@@ -382,7 +463,13 @@ def _texts_per_editor(frame: pd.DataFrame) -> int:
     return int(frame.groupby("editor")["text_id"].nunique().max())
 
 
+#: per-step columns drawn on a symmetric-log axis (zeros and a few very large values: Polyjuice's step-1 inc)
+SYMLOG_COLUMNS = ("minimality", "inc")
+
+
 def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, str]], title: str):
+    """Box plots per feedback step and editor with every outlier drawn and the mean marked (white diamond);
+    ``minimality`` and ``inc`` on a symmetric-log axis, so rare large values (which carry the mean) stay visible."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -392,8 +479,13 @@ def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, s
     for ax, (col, label) in zip(axes[0], metrics):
         data = sub.dropna(subset=[col])
         sns.boxplot(data=data, x="step", y=col, hue="editor", hue_order=list(EDITOR_ORDER), ax=ax,
-                    showfliers=False, linewidth=0.8)
+                    showfliers=True, fliersize=1.5, linewidth=0.8, showmeans=True,
+                    meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black",
+                               "markersize": 3.5})
+        if col in SYMLOG_COLUMNS:
+            ax.set_yscale("symlog", linthresh=1.0)
         k = _texts_per_editor(data)  # a panel scored on fewer texts (base-LM fluency) says so
+        label = f"{label}, symlog" if col in SYMLOG_COLUMNS else label
         ax.set_title(f"{label} ({k} text{'s' if k != 1 else ''})" if k < n else label)
         ax.set_xlabel("feedback step")
         ax.set_ylabel("")

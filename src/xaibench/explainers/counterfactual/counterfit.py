@@ -11,7 +11,10 @@ distance ``d = 1 - cos``:
   distance is below ``rho`` (0.2),
 
 each weighted 1 as in the paper, optimised full-batch with Adam (SGD on the summed loss diverges for frequent words).  ``counterfitted_glove()`` builds
-(and caches under ``data/cache/cf_feedback/``) the vectors of the most frequent GloVe 6B-50d words.
+(and caches under ``data/cache/cf_feedback/``) the vectors of the most frequent GloVe 6B-50d words.  Its antonym
+constraints are WordNet's antonym pairs **extended to the inflected forms in the vocabulary** (``loved``/``hated``,
+``better``/``worse``: :meth:`WordNet.base_forms`), since GloVe's vocabulary is mostly inflected forms that WordNet
+lists only as lemmas; the synonym constraints are WordNet's most-frequent-sense synonyms as listed.
 """
 from __future__ import annotations
 
@@ -91,13 +94,32 @@ class WordVectors:
         return [(self.words[j], float(sims[j])) for j in top if sims[j] >= min_cos]
 
 
-def counterfitted_glove(n_words: int = 30000, epochs: int = 20) -> WordVectors:
-    """Counter-fitted GloVe 6B-50d for the ``n_words`` most frequent alphabetic words (cached)."""
+def antonym_pairs(words: Sequence[str], wordnet) -> list[tuple[int, int]]:
+    """Index pairs ``(i, j)``, ``i < j``, of ``words`` that are WordNet antonyms directly or through the lemmas
+    they inflect (:meth:`WordNet.is_antonym`)."""
+    by_lemma: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        for b in wordnet.base_forms(w):
+            by_lemma.setdefault(b, []).append(i)
+    out = set()
+    for i, w in enumerate(words):
+        for b in wordnet.base_forms(w):
+            for a in wordnet.antonyms_of(b):
+                out.update((min(i, j), max(i, j)) for j in by_lemma.get(a, ()) if j != i)
+    return sorted(out)
+
+
+def counterfitted_glove(n_words: int = 30000, epochs: int = 20, inflected_antonyms: bool = True) -> WordVectors:
+    """Counter-fitted GloVe 6B-50d for the ``n_words`` most frequent alphabetic words (cached).
+
+    ``inflected_antonyms=False``: the antonym constraints are WordNet's lemma pairs only (the earlier
+    vectors, kept to measure what the extension changes)."""
     from ... import io, paths
     from ...glove import glove_index, glove_matrix
     from .wordnet import load_wordnet
 
-    key = hashlib.sha1(f"glove50|{n_words}|{epochs}|wn3.0|v2".encode()).hexdigest()[:12]
+    version = "v3-inflected-antonyms" if inflected_antonyms else "v2"
+    key = hashlib.sha1(f"glove50|{n_words}|{epochs}|wn3.0|{version}".encode()).hexdigest()[:12]
     path = paths.cache_dir() / "cf_feedback" / f"counterfit_glove50_{key}.npz"
     idx = glove_index()
 
@@ -108,7 +130,8 @@ def counterfitted_glove(n_words: int = 30000, epochs: int = 20) -> WordVectors:
         wn = load_wordnet()
         pos = {w: i for i, w in enumerate(words)}
         syn = [(pos[a], pos[b]) for a, b in wn.synonyms if a in pos and b in pos and a < b]
-        ant = [(pos[a], pos[b]) for a, b in wn.antonyms if a in pos and b in pos and a < b]
+        ant = (antonym_pairs(words, wn) if inflected_antonyms else
+               [(pos[a], pos[b]) for a, b in wn.antonyms if a in pos and b in pos and a < b])
         out = counter_fit(vecs, syn, ant, epochs=epochs)
         with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
             np.savez(fh, words=np.array(words), vectors=out.astype(np.float32))

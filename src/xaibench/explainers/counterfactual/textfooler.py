@@ -6,13 +6,16 @@
 2. In that order, each word that is not a TextFooler stop word and was not changed already is
    replaced by one of its 50 nearest neighbours with cosine >= 0.5 in **counter-fitted** GloVe
    (:mod:`.counterfit`; the original uses counter-fitted Paragram vectors), with the same part of
-   speech (spaCy's tag of the word vs. WordNet's parts of speech of the candidate), and a
-   sentence-similarity check on the 15-word window around the word (MiniLM encoder standing in
-   for USE, angular similarity >= 0.840787 as in the recipe).  For speed the check runs only on
-   the candidates that would be kept: those that flip the label (up to ``top_similarity``), else
-   the one that lowers ``p_y`` most.
-3. Greedy: a candidate that changes the label ends the search (highest similarity wins);
-   otherwise the candidate that lowers ``p_y`` most is kept and the next word is tried.
+   speech (spaCy's tag of the word vs. WordNet's parts of speech of the candidate), **not a WordNet
+   antonym of the word** (``antonym_veto``, on the word's and the candidate's lemmas: counter-fitting
+   on 50-d GloVe leaves some antonyms among the neighbours; TextFooler relies on them being pushed
+   apart), and a sentence-similarity check on the 15-word window around the word (MiniLM encoder
+   standing in for USE, angular similarity >= 0.840845057 as in TextAttack's recipe).
+3. Greedy, as TextAttack's ``GreedyWordSwapWIR``: among the candidates that pass every constraint,
+   one that changes the label ends the search (the highest window similarity among those that do);
+   otherwise the passing candidate that lowers ``p_y`` most is kept and the next word is tried.
+   The similarity is computed lazily but exactly: for every label-changing candidate, and for the
+   others in order of ``p_y`` until the first that passes.
 
 The editor returns the final perturbed text (one candidate), also when the label did not flip
 (the runner's selection rule then keeps it as the lowest-minimality candidate), and nothing when no
@@ -51,12 +54,17 @@ class TextFooler(CounterfactualExplainer):
     targeted = False
 
     def __init__(self, n_neighbours: int = 50, min_cos: float = 0.5, window: int = 15,
-                 min_similarity: float = 0.840787, top_similarity: int = 5, max_words: int | None = None,
-                 vectors=None, wordnet=None):
+                 min_similarity: float = 0.840845057, max_words: int | None = None,
+                 vectors=None, wordnet=None, antonym_veto: bool = True, similarity_batch: int = 8):
+        if similarity_batch < 1:
+            raise ValueError(f"similarity_batch must be a positive integer, got {similarity_batch!r}")
         self.n_neighbours, self.min_cos, self.window = n_neighbours, min_cos, window
-        self.min_similarity, self.top_similarity, self.max_words = min_similarity, top_similarity, max_words
+        self.min_similarity, self.max_words = min_similarity, max_words
+        self.antonym_veto, self.similarity_batch = antonym_veto, similarity_batch
         self._vectors, self._wordnet = vectors, wordnet
         self._nn: dict[str, list[str]] = {}
+        #: every accepted swap ``(original word, replacement)`` in order (the antonym count reads it)
+        self.swaps: list[tuple[str, str]] = []
 
     def fit(self, model, data=None):
         self.model = model
@@ -71,8 +79,12 @@ class TextFooler(CounterfactualExplainer):
         return self
 
     def neighbours(self, word: str) -> list[str]:
+        """The word's counter-fitted neighbours (WordNet antonyms of the word left out under ``antonym_veto``)."""
         if word not in self._nn:
-            self._nn[word] = [w for w, _ in self._vectors.neighbours(word, self.n_neighbours, self.min_cos)]
+            nn = [w for w, _ in self._vectors.neighbours(word, self.n_neighbours, self.min_cos)]
+            if self.antonym_veto:
+                nn = [w for w in nn if not self._wordnet.is_antonym(word, w)]
+            self._nn[word] = nn
         return self._nn[word]
 
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[list[str]]:
@@ -136,19 +148,31 @@ class TextFooler(CounterfactualExplainer):
                 w[i] = match_case(c, tok.text)
                 variants.append(w)
             pv = self._score_variants(cur_words, spaces, i, variants)
-            flip_idx = [j for j in np.argsort(-pv.max(1), kind="stable") if pv[j].argmax() != y]
-            best = int(np.argmin(pv[:, y]))
-            check = (flip_idx or [best])[: self.top_similarity]
-            windows = angular_similarity([self._window(cur_words, spaces, i)] * len(check),
-                                         [self._window(variants[j], spaces, i) for j in check])
-            ok = [(j, s) for j, s in zip(check, windows) if s >= self.min_similarity]
-            if not ok:
-                continue
-            if flip_idx:
-                j = max(ok, key=lambda t: t[1])[0]
-                return [join_tokens(variants[j], spaces)]
-            j = ok[0][0]
-            if pv[j, y] < cur_p[y]:
+            orig_window = self._window(cur_words, spaces, i)
+            flip_idx = [j for j in range(len(variants)) if pv[j].argmax() != y]
+            if flip_idx:  # every label-changing candidate's similarity: the most similar passing one wins
+                sims = angular_similarity([orig_window] * len(flip_idx),
+                                          [self._window(variants[j], spaces, i) for j in flip_idx])
+                ok = [(s, -k, j) for k, (j, s) in enumerate(zip(flip_idx, sims)) if s >= self.min_similarity]
+                if ok:
+                    j = max(ok)[2]  # highest similarity, the first on ties
+                    self.swaps.append((tok.lower_, cands[j]))
+                    return [join_tokens(variants[j], spaces)]
+            rest = [int(j) for j in np.argsort(pv[:, y], kind="stable") if pv[j].argmax() == y and pv[j, y] < cur_p[y]]
+            j = self._first_passing(orig_window, variants, spaces, i, rest)
+            if j is not None:
                 cur_words, cur_p = variants[j], pv[j]
+                self.swaps.append((tok.lower_, cands[j]))
                 n_changed += 1
         return [join_tokens(cur_words, spaces)] if n_changed else []
+
+    def _first_passing(self, orig_window, variants, spaces, i, order) -> int | None:
+        """The first index of ``order`` whose window passes the similarity check (None if none does),
+        checked in batches of ``similarity_batch``."""
+        for b in range(0, len(order), self.similarity_batch):
+            chunk = order[b:b + self.similarity_batch]
+            sims = angular_similarity([orig_window] * len(chunk), [self._window(variants[j], spaces, i) for j in chunk])
+            for j, s in zip(chunk, sims):
+                if s >= self.min_similarity:
+                    return j
+        return None

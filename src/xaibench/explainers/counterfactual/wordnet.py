@@ -13,6 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _POS_FILES = {"noun": "NOUN", "verb": "VERB", "adj": "ADJ", "adv": "ADV"}
+#: WordNet's ``morphy`` detachment rules per part of speech: the base must be a lemma of that part of speech
+_DETACH = {"NOUN": (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
+                    ("men", "man"), ("ies", "y")),
+           "VERB": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
+                    ("ing", "")),
+           "ADJ": (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))}
 
 
 @dataclass
@@ -20,6 +26,7 @@ class WordNet:
     synonyms: set[tuple[str, str]] = field(default_factory=set)
     antonyms: set[tuple[str, str]] = field(default_factory=set)
     pos: dict[str, set[str]] = field(default_factory=dict)
+    exceptions: dict[str, set[str]] = field(default_factory=dict)  # irregular inflection -> lemmas (*.exc)
 
     def antonyms_of(self, word: str) -> list[str]:
         index = self.__dict__.get("_antonym_index")
@@ -29,6 +36,27 @@ class WordNet:
                 by_word.setdefault(a, set()).add(b)
             index = self.__dict__["_antonym_index"] = (len(self.antonyms), {a: sorted(bs) for a, bs in by_word.items()})
         return list(index[1].get(word, []))
+
+    def base_forms(self, word: str) -> set[str]:
+        """``word`` and the WordNet lemmas it may inflect (``morphy``'s detachment rules and the
+        ``*.exc`` exception lists: "disappointed" -> "disappoint", "worse" -> "bad")."""
+        w = word.lower()
+        out = {w} | set(self.exceptions.get(w, ()))
+        for pos, rules in _DETACH.items():
+            if pos == "ADJ" and w in self.pos:  # a lemma itself ("offer") is no comparative of "off"
+                continue
+            for suffix, repl in rules:
+                if w.endswith(suffix) and len(w) > len(suffix) + 1:
+                    b = w[: len(w) - len(suffix)] + repl
+                    if pos in self.pos.get(b, ()):
+                        out.add(b)
+        return out
+
+    def is_antonym(self, a: str, b: str) -> bool:
+        """Whether ``b`` (or a lemma it inflects) is a WordNet antonym of ``a`` (or of a lemma ``a`` inflects);
+        inflections keep the contrast ("loved" vs "hated", "better" vs "worse")."""
+        fb = self.base_forms(b)
+        return any(x in fb for a_ in self.base_forms(a) for x in self.antonyms_of(a_))
 
 
 def wordnet_dir() -> Path:
@@ -91,4 +119,11 @@ def load_wordnet(folder: str | None = None) -> WordNet:
             resolved.add((a, words[tgt - 1]))
             resolved.add((words[tgt - 1], a))
     wn.antonyms = resolved
+    for fname in _POS_FILES:
+        exc = root / f"{fname}.exc"
+        if exc.exists():
+            for line in exc.read_text(encoding="latin-1").splitlines():
+                parts = line.split()
+                if len(parts) > 1 and parts[0].isalpha():
+                    wn.exceptions.setdefault(parts[0], set()).update(b for b in parts[1:] if b.isalpha())
     return wn
