@@ -255,7 +255,7 @@ def chains(dirs, monkeypatch):
     def run_chains(editor, pred, texts, n_steps=2, progress=False):
         calls.append(n_steps)
         return pd.DataFrame([{"text_id": i, "step": s, "text": f"{t} edit {s}", "proba": [0.3, 0.7],
-                              "flipped": s % 2 == 1, "minimality": float(s)}
+                              "flipped": s % 2 == 1, "minimality": float(s), "carried": False}
                              for i, t in enumerate(texts) for s in range(n_steps + 1)])
 
     monkeypatch.setattr(cfm, "run_chains", run_chains)
@@ -295,14 +295,14 @@ def test_infiller_tradeoff_truncated_is_named_and_recomputed(chains, dirs, monke
     R, calls = chains
 
     class FakeMiCE:
-        def __init__(self, dataset=None, lm=None, seed=42):
+        def __init__(self, dataset=None, lm=None, seed=42, lm_max_texts=None):
             pass
 
         def fit(self, pred):
             return self
 
     monkeypatch.setattr(mice, "MiCE", FakeMiCE)
-    monkeypatch.setattr(mlm, "train_mlm_infiller", lambda d, model, max_texts=1000, seed=42:
+    monkeypatch.setattr(mlm, "train_mlm_infiller", lambda d, model, max_texts=1000, seed=42, **kw:
                         SimpleNamespace(train_loss=1.5))
     first = R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
     R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
@@ -563,3 +563,31 @@ def test_converted_fluency_lm_damaged_is_named_and_converted_again(dirs, monkeyp
         assert nll[0] == pytest.approx(np.log(9), abs=1e-5)  # the tiny LM is uniform over its 9 words
     finally:
         lm.load_causal_lm.cache_clear()
+
+
+def test_attention_gap_variants_stored_per_configuration_and_rebuilt_when_damaged(dirs, monkeypatch):
+    from xaibench.evaluation.attribution_gt import attention_gap as ag
+    from xaibench.evaluation.attribution_gt.text_runner import TextConfig
+
+    calls = []
+
+    def fake_variant(df, cfg, seed, name, **changes):
+        calls.append(name)
+        return {"variant": name, "seed": seed, "hidden": changes.get("hidden", cfg.hidden), "attr_articles": 0.5}
+
+    monkeypatch.setattr(ag, "run_variant", fake_variant)
+    cfg = TextConfig.for_profile("quick")
+    first = ag.run_variants(None, cfg, {"h200": {"hidden": 200}})
+    again = ag.run_variants(None, cfg, {"h200": {"hidden": 200}})
+    assert calls == ["h200"]
+    pd.testing.assert_frame_equal(first, again)
+    ag.run_variants(None, cfg, {"h100": {"hidden": 100}})  # another variant list: another entry
+    assert calls == ["h200", "h100"]
+    entries = sorted((dirs["results"] / "attribution_gt" / "attention_gap").iterdir())
+    assert len(entries) == 2
+    for e in entries:  # damage both entries: the next call names the entry and recomputes
+        _truncate(e / "rows.parquet")
+    with pytest.warns(RuntimeWarning, match="attention_gap"):
+        got = ag.run_variants(None, cfg, {"h200": {"hidden": 200}})
+    assert calls == ["h200", "h100", "h200"]
+    pd.testing.assert_frame_equal(got, first)

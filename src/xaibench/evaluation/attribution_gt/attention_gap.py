@@ -19,7 +19,7 @@ from dataclasses import asdict, replace
 import numpy as np
 import pandas as pd
 
-from .text_runner import TextConfig, article_dataset, attention_probe, results_path
+from .text_runner import TextConfig, article_dataset, attention_probe
 
 #: what a variant may change: the attention model's hidden size, the epoch cap, the number of training reviews
 VARIANT_KEYS = ("hidden", "max_epochs", "n_train")
@@ -27,6 +27,7 @@ PAPER_ATTR = 0.086
 #: the variants run (seed 0); the control -- our setting at seed 0 -- is the first article run of
 #: :func:`.text_runner.run_attention` (``attribution_gt_attention_epochs`` / notebook 24)
 VARIANTS = {"paper's hidden size (200)": {"hidden": 200}}
+GAP_VERSION = 1
 
 
 def run_variant(df: pd.DataFrame, cfg: TextConfig, seed: int, name: str, **changes) -> dict:
@@ -54,18 +55,19 @@ def run_variant(df: pd.DataFrame, cfg: TextConfig, seed: int, name: str, **chang
 
 def run_variants(df: pd.DataFrame, cfg: TextConfig, variants: dict[str, dict], seed: int = 0,
                  force: bool = False) -> pd.DataFrame:
-    """:func:`run_variant` for every ``{name: changes}``; cached (per configuration) as
-    ``attention_gap.parquet`` under data/results/attribution_gt/."""
-    from ...io import write_parquet
+    """:func:`run_variant` for every ``{name: changes}``; stored as one :class:`~xaibench.store.ResultStore`
+    entry (``attention_gap`` under data/results/attribution_gt/) keyed on the whole configuration."""
+    from ... import paths
+    from ...store import ResultStore
 
-    key = str((asdict(cfg), variants, seed))
-    path = results_path("attention_gap")
-    if path.exists() and not force:
-        cached = pd.read_parquet(path)
-        if len(cached) and (cached["config"] == key).all():
-            return cached
-    out = pd.DataFrame([run_variant(df, cfg, seed, name, **ch) for name, ch in variants.items()]).assign(config=key)
-    write_parquet(path, out)
+    store = ResultStore(paths.results_dir() / "attribution_gt", "attention_gap", version=GAP_VERSION)
+    config = {"cfg": asdict(cfg), "variants": variants, "seed": seed}
+    if not force:
+        cached = store.load(config)
+        if cached is not None:
+            return cached["rows"]
+    out = pd.DataFrame([run_variant(df, cfg, seed, name, **ch) for name, ch in variants.items()])
+    store.save(config, {"rows": out})
     return out
 
 

@@ -31,6 +31,7 @@ FULL_SAMPLE = {"imdb": 500, "newsgroups": 1000}
 #: result-format versions of the stores below (bump when what an entry holds, or how it is computed, changes)
 CHAINS_VERSION = 2
 TRADEOFF_VERSION = 2
+ANTONYMS_VERSION = 2
 FLUENCY_VERSION = 1  # version 1 stores keep their original file names (the key gains ``v`` from version 2 on)
 
 
@@ -131,7 +132,7 @@ def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor:
     ``after`` -- those vectors and the WordNet antonym veto (the editor of the main run).  Accepted swaps, how many
     replace a word by one of its WordNet antonyms (on lemmas, :meth:`WordNet.is_antonym`), the most frequent such
     pairs and the flip rate.  ``settings``: a subset of :data:`ANTONYM_SETTINGS` (quick runs: ``("after",)``,
-    which needs no second set of vectors).  Stored under ``data/results/cf_feedback/``."""
+    which needs no second set of vectors).  Stored as one result-store entry under ``data/results/cf_feedback/``."""
     from collections import Counter
 
     from ...data.cf_data import sample_test
@@ -143,11 +144,14 @@ def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor:
     bad = [x for x in settings if x not in ANTONYM_SETTINGS]
     if bad or not settings:
         raise ValueError(f"settings={tuple(settings)!r}: use a non-empty subset of {ANTONYM_SETTINGS}")
-    extra = {} if tuple(settings) == ANTONYM_SETTINGS else {"settings": list(settings)}
-    key = _key(d=dict(samples), s=seed, p=predictor, mw=max_words, mt=max_train, v=2, **extra)
-    out = paths.results_dir() / "cf_feedback" / f"textfooler_antonyms_{key}.parquet"
-    if out.exists() and not refresh:
-        return pd.read_parquet(out)
+    from ...store import ResultStore
+
+    store = ResultStore(paths.results_dir() / "cf_feedback", "textfooler_antonyms", version=ANTONYMS_VERSION)
+    config = {"samples": dict(samples), "seed": seed, "predictor": predictor, "max_words": max_words,
+              "max_train": max_train, "settings": list(settings)}
+    cached = None if refresh else store.load(config)
+    if cached is not None:
+        return cached["table"]
     wn = load_wordnet()
     rows = []
     for d, n in samples.items():
@@ -174,7 +178,7 @@ def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor:
     cols = ["dataset", "setting", "inflected_antonyms", "antonym_veto", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better",
             "top_antonym_pairs"]
     df = pd.DataFrame(rows)[cols]
-    io.write_parquet(out, df)
+    store.save(config, {"table": df})
     return df
 
 
@@ -270,6 +274,7 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     from ...explainers.counterfactual.mlm import train_mlm_infiller
     from ...models.cf_predictors import get_predictor
 
+    positive_int(n_texts, "n_texts")
     config = {"samples": dict(samples), "n_texts": n_texts, "seed": seed, "predictor": predictor,
               "max_words": max_words, "mlm_train_texts": mlm_train_texts,
               "max_train": max_train, "lm_max_texts": lm_max_texts}
