@@ -246,7 +246,9 @@ def test_omission_removal_table_swaps_the_variant_into_omissions_place():
             for m, v in (("ground_truth", g), ("c_disc", c)):
                 rows.append({"dataset": "adult", "seed": s, "selection": "supporting", "explainer": e, "k": 1,
                              "metric": m, "value": v})
-    t = T.omission_removal_table(pd.DataFrame(rows))
+    other = [{**r, "dataset": "adult_dedup"} for r in rows if r["explainer"] != "omission_train_mean"]
+    t = T.omission_removal_table(pd.DataFrame(rows + other))
+    assert set(t["dataset"]) == {"adult"}                            # the variant did not run on adult_dedup
     z = t[(t["metric"] == "c_disc") & (t["removal"] == "zero")].iloc[0]
     m = t[(t["metric"] == "c_disc") & (t["removal"] == "train_mean")].iloc[0]
     assert z["ours"] == pytest.approx(0.9) and z["rank"] == 2 and m["ours"] == pytest.approx(0.35) and m["rank"] == 3
