@@ -47,9 +47,12 @@ def test_model_is_the_hand_written_lr(lr3):
 
 def test_ground_truth_and_top_k(lr3):
     assert cfm.ground_truth_selection(lr3, X1, 1).tolist() == [[0]]
-    assert cfm.ground_truth_selection(lr3, X1, 2).tolist() == [[0, 1]]  # |2| > |-1| > |0.5|
+    # supporting (default): only shares towards class 1 (2 and 0.5); absolute: |2| > |-1| > |0.5|
+    assert cfm.ground_truth_selection(lr3, X1, 2).tolist() == [[0, 2]]
+    assert cfm.ground_truth_selection(lr3, X1, 2, "absolute").tolist() == [[0, 1]]
     # padding and zero scores are never selected; missing slots are -1
-    assert cfm.top_k(np.array([[0.0, -3.0, 1.0]]), np.array([[0, 4, 6]]), 3).tolist() == [[1, 2, -1]]
+    assert cfm.top_k(np.array([[0.0, -3.0, 1.0]]), np.array([[0, 4, 6]]), 3, "absolute").tolist() == [[1, 2, -1]]
+    assert cfm.top_k(np.array([[0.0, -3.0, 1.0]]), np.array([[0, 4, 6]]), 3).tolist() == [[2, -1, -1]]
     assert cfm.ground_truth_recall(np.array([[2, 1]]), np.array([[0, 1]])).tolist() == [0.5]
 
 
@@ -92,9 +95,12 @@ def test_algorithm1_finds_the_only_flipping_value():
     X = np.array([[1, 5, 7]])           # z = 0 + 1 + 1 - 0.9 = 1.1
     cf = cfm.discrete_counterfactuals(m, X, np.array([[0]]), np.array([1]))
     assert cf.X_cf.tolist() == [[3, 5, 7]] and cf.flipped.tolist() == [True]
-    # K = 2 over f0 x f1: the largest drop is c with f1 = a
+    # K = 2 over f0 x f1 (product order (a,a), (b,a), (b,b), (c,a), (c,b)): the first flip is f0 = b,
+    # f1 = a (z = -0.2 + 0 + 1 - 0.9 = -0.1); the largest drop is f0 = c with f1 = a
     cf2 = cfm.discrete_counterfactuals(m, X, np.array([[0, 1]]), np.array([1]))
-    assert cf2.X_cf.tolist() == [[3, 4, 7]]
+    assert cf2.X_cf.tolist() == [[2, 4, 7]] and cf2.flipped.tolist() == [True]
+    cf2m = cfm.discrete_counterfactuals(m, X, np.array([[0, 1]]), np.array([1]), rule="max_drop")
+    assert cf2m.X_cf.tolist() == [[3, 4, 7]]
     assert cf2.dist_onehot[0] == pytest.approx(2.0)                 # sqrt(2 * 2 changes)
 
 

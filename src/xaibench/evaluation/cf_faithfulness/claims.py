@@ -5,7 +5,10 @@ committed tables ``cf_faithfulness_correlations`` (Table 2), ``cf_faithfulness_t
 The paper's numbers come from ``xaibench/resources/cf_faithfulness.csv``, joined to our metrics by
 :data:`.tables.PAPER_KEYS` (so Adults' "C_soft (cont.)" of Tables 2 and 3 is compared with our
 ``c_soft_disc``: the paper ran only the discrete search on Adults).  Claims on Adult use the paper's
-preprocessing (``adult``), not the de-duplicated variant.
+preprocessing (``adult``), not the de-duplicated variant.  Every claim is checked under the paper's
+conventions: the features of an explanation are those that push towards the predicted class
+(``selection == "supporting"``, :data:`SELECTION`), Algorithm 1 returns the first flipping candidate,
+and a row an explainer abstains on counts as a failed counterfactual (the runner's defaults).
 
 Verdict rules:
 
@@ -40,6 +43,13 @@ NAME = {"comp_del": "Comp. (del.)", "suff_del": "Suff. (del.)", "comp_mask": "Co
         "dfr": "DFR", "c_disc": "C (disc.)", "c_soft_disc": "C_soft (disc.)", "c_cont": "C (cont.)",
         "c_soft_cont": "C_soft (cont.)"}
 ACCURACY_TOL = 0.02
+#: the selection rule the claims are checked under (the paper's: features supporting the prediction)
+SELECTION = "supporting"
+
+
+def _selected(t: pd.DataFrame) -> pd.DataFrame:
+    """Rows of ``t`` under :data:`SELECTION` (a table without a ``selection`` column is taken as is)."""
+    return t[t["selection"] == SELECTION] if "selection" in t.columns else t
 
 
 def _paper(table: str, dataset: str, metric: str, statistic: str = "kendall_tau") -> float:
@@ -65,10 +75,10 @@ def _tau(tables: Tables, dataset: str, metric: str, k: int = 1, statistic: str =
     """Our row (ours, ours_std, n_seeds) of a rank-agreement statistic: Table 2 (K=1, six explainers) or
     Table 3 (K=2, four explainers)."""
     if k == 1:
-        t = tables("cf_faithfulness_correlations")
+        t = _selected(tables("cf_faithfulness_correlations"))
         t = t[(t["k"] == 1) & (t["explainers"] == SIX)]
     else:
-        t = tables("cf_faithfulness_two_features")
+        t = _selected(tables("cf_faithfulness_two_features"))
         t = t[t["k"] == 2]
     hit = t[(t["dataset"] == dataset) & (t["metric"] == metric) & (t["statistic"] == statistic)]
     if hit.empty or not np.isfinite(hit["ours"].iloc[0]):
@@ -206,7 +216,7 @@ def check_comp_del_strongest(tables: Tables) -> Outcome:
 
 
 def _ranks(tables: Tables, dataset: str, metric: str) -> pd.Series:
-    t = tables("cf_faithfulness_scores")
+    t = _selected(tables("cf_faithfulness_scores"))
     t = t[(t["dataset"] == dataset) & (t["k"] == 1) & (t["metric"] == metric) & t["explainer"].isin(PAPER_ORDER)]
     if t.empty or t["rank"].isna().any():
         raise _NoRow(f"no ranks of {metric} on {dataset} in cf_faithfulness_scores")

@@ -3,9 +3,21 @@
 Given a model ``F`` (an :class:`~xaibench.models.embedding_lr.EmbeddingLR`), id rows ``X`` with
 predictions ``y_hat`` and, per explainer, the top-``K`` features ``e_i`` of every row:
 
+* **Selection** (:func:`top_k`): an explanation is the ``K`` features with the largest score *towards*
+  the predicted class (``selection="supporting"``, default: the features that argue for the
+  prediction; features that argue against it are never selected) or with the largest ``|score|``
+  (``selection="absolute"``).  The ground truth uses the same rule on the LR's own shares.
 * **Algorithm 1** (:func:`discrete_counterfactuals`): exhaustive search over the selected features'
-  values (Cartesian product, the original combination excluded); the counterfactual is the one
-  with the largest drop of ``p(y_hat | x')`` (it flips the label whenever any candidate does).
+  values (Cartesian product in the features' value order, the original combination excluded);
+  ``rule="first_flip"`` (default, the paper's Algorithm 1) returns the first candidate that flips the
+  label and, when none does, the one with the largest drop of ``p(y_hat | x')``; ``rule="max_drop"``
+  always returns the largest drop (it flips whenever any candidate does).
+* **Abstentions**: a row where an explainer selects no feature (Decision Boundary finding no flip,
+  an empty anchor) has no counterfactual.  ``abstention="fail"`` (default) counts it as a failed
+  counterfactual: it enters Validity and Validity_soft over *all* rows with 0, Proximity is the mean
+  over the answered rows and ``C = Validity / Proximity`` (Eq. 3), ``C_soft = Validity_soft / Proximity``
+  (Eq. 5), so every explainer is scored on the same rows.  ``abstention="skip"`` keeps the sums of
+  Eqs. 3 and 5 over all rows, to which an abstention adds nothing (C over the answered rows only).
 * **Algorithm 2** (:func:`continuous_counterfactuals`): optimise the selected features' embeddings,
   ``min sum_j ||w_j - w'_j||^2 + alpha * p(y_hat | x')`` (Eq. 7), all rows at once with Adam.
 * **Metrics** (Eqs. 1-5): Validity, Proximity (mean Euclidean distance), ``C = sum I(flip) /
@@ -14,8 +26,10 @@ predictions ``y_hat`` and, per explainer, the top-``K`` features ``e_i`` of ever
   embedding (used by C_soft(disc.)).
 * **Erasure baselines** (Eqs. 8-10): comprehensiveness, sufficiency and decision-flip ratio with
   the removed features replaced by a zero embedding (``del.``) or ``<unk>`` (``mask``, text only).
-* **GroundTruth**: the fraction of the LR's own top-``K`` features (by ``|w_j . e(x_j)|``) that
-  the explainer selects.
+* **GroundTruth**: the fraction of the LR's own top-``K`` features (by its share ``w_j . e(x_j)``
+  towards the predicted class, or by ``|w_j . e(x_j)|``, the same ``selection`` as the explainers)
+  that the explainer selects.  Deleting a feature (zero embedding) removes exactly this share from
+  the logit, so the ground truth, Comp./Suff./DFR (del.) and Omission all use one removal operation.
 * **Rank agreement** (Eqs. 11-12): Kendall's tau and Spearman's rho between a metric's ranking of
   the explainers and the GroundTruth ranking.
 
@@ -55,25 +69,62 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 )}
 
 
+#: feature selection rules: ``supporting`` (score towards the predicted class > 0), ``absolute`` (|score| > 0)
+SELECTIONS = ("supporting", "absolute")
+#: Algorithm 1 rules: ``first_flip`` (the paper's), ``max_drop`` (always the largest probability drop)
+RULES = ("first_flip", "max_drop")
+#: how a row without any selected feature is scored: ``fail`` (a failed counterfactual) or ``skip``
+ABSTENTIONS = ("fail", "skip")
+
+
+def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value
+
+
 # ----------------------------------------------------------------------------------------------
 # selections
 # ----------------------------------------------------------------------------------------------
-def top_k(scores: np.ndarray, X: np.ndarray, k: int) -> np.ndarray:
-    """``(n, k)`` indices of the ``k`` features with the largest ``|score|`` (non-padding, non-zero
-    scores only; ties by position); ``-1`` pads rows with fewer than ``k`` candidates."""
+def top_k(scores: np.ndarray, X: np.ndarray, k: int, selection: str = "supporting") -> np.ndarray:
+    """``(n, k)`` indices of the ``k`` selected features, best first (ties by position); ``-1`` pads
+    rows with fewer than ``k`` candidates.  ``scores`` are signed towards the explained class.
+
+    ``selection="supporting"``: the largest positive scores (features that push towards the
+    predicted class; a feature scored <= 0 is never selected); ``"absolute"``: the largest ``|score|``
+    (non-zero).  Padding is never selected."""
     check_count(k, "k", 1)
+    _check_choice("selection", selection, SELECTIONS)
     scores, X = check_finite(scores, "scores (the explainer's feature scores)"), np.asarray(X)
     if scores.shape != X.shape:
         raise ValueError(f"scores {scores.shape} and rows {X.shape} differ in shape")
-    mag = np.where((X != PAD_ID) & (scores != 0), np.abs(scores), -np.inf)
+    real = X != PAD_ID
+    if selection == "supporting":
+        mag = np.where(real & (scores > 0), scores, -np.inf)
+    else:
+        mag = np.where(real & (scores != 0), np.abs(scores), -np.inf)
     order = np.argsort(-mag, axis=1, kind="stable")[:, :k]
     ok = np.take_along_axis(mag, order, axis=1) > -np.inf
     return np.where(ok, order, -1)
 
 
-def ground_truth_selection(model: Any, X: np.ndarray, k: int) -> np.ndarray:
-    """The white box's own top-``k`` features by ``|w_j . e(x_j)|``."""
-    return top_k(model.contributions(X), X, k)
+def supporting_shares(model: Any, X: np.ndarray, targets: np.ndarray | None = None) -> np.ndarray:
+    """``(n, M)``: each feature's logit share ``w_j . e(x_j)`` signed towards ``targets`` (default: the
+    model's predictions), i.e. positive when the feature pushes towards that class."""
+    X = np.asarray(X)
+    t = model.proba_ids(X).argmax(1) if targets is None else np.asarray(targets)
+    return model.contributions(X) * np.where(t == 1, 1.0, -1.0)[:, None]
+
+
+def ground_truth_selection(model: Any, X: np.ndarray, k: int, selection: str = "supporting") -> np.ndarray:
+    """The white box's own top-``k`` features: by its share towards the predicted class
+    (``supporting``) or by ``|w_j . e(x_j)|`` (``absolute``)."""
+    return top_k(supporting_shares(model, X), X, k, selection)
+
+
+def abstained(selected: np.ndarray) -> np.ndarray:
+    """Per row: ``True`` where nothing is selected (the explainer gave no feature a usable score)."""
+    return ~(np.asarray(selected) >= 0).any(1)
 
 
 def ground_truth_recall(selected: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -151,12 +202,16 @@ class Counterfactuals:
     flipped: np.ndarray         # bool
     dist: np.ndarray            # Euclidean distance in embedding space
     dist_onehot: np.ndarray | None = None
+    abstained: np.ndarray | None = None   # bool: rows without any selected feature
 
 
 def discrete_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.ndarray,
-                             max_candidates: int = 100_000) -> Counterfactuals:
-    """Algorithm 1: every combination of the selected features' values (original excluded); keep the
-    one with the lowest ``p(y_hat | x')``.  Rows with nothing selected keep ``x' = x``."""
+                             max_candidates: int = 100_000, rule: str = "first_flip") -> Counterfactuals:
+    """Algorithm 1: every combination of the selected features' values (``itertools.product`` over
+    each feature's values in order, the original excluded).  ``rule="first_flip"`` (the paper's):
+    the first combination that flips the prediction, else the one with the lowest ``p(y_hat | x')``;
+    ``rule="max_drop"``: always the lowest ``p(y_hat | x')``.  Rows with nothing selected keep ``x' = x``."""
+    _check_choice("rule", rule, RULES)
     spec = model.spec
     X, selected, targets = _check_inputs(model, X, selected, targets)
     n = len(X)
@@ -175,15 +230,19 @@ def discrete_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, ta
             continue
         cand = np.repeat(X[i][None], len(combos), axis=0)
         cand[:, feats] = combos
-        pc = model.proba_ids(cand)[:, targets[i]]
-        X_cf[i] = cand[int(np.argmin(pc))]
+        proba = model.proba_ids(cand)
+        flips = np.flatnonzero(proba.argmax(1) != targets[i])
+        if rule == "first_flip" and len(flips):
+            X_cf[i] = cand[int(flips[0])]
+        else:
+            X_cf[i] = cand[int(np.argmin(proba[:, targets[i]]))]
     idx = np.arange(n)
     p = model.proba_ids(X)[idx, targets]
     pcf_all = model.proba_ids(X_cf)
     changed = (X_cf != X).sum(1)
     dist = np.sqrt(((model.embed_ids(X_cf) - model.embed_ids(X)) ** 2).sum((1, 2)))
     return Counterfactuals(X_cf, p, pcf_all[idx, targets], pcf_all.argmax(1) != targets, dist,
-                           np.sqrt(2.0 * changed))
+                           np.sqrt(2.0 * changed), abstained(selected))
 
 
 def continuous_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, targets: np.ndarray,
@@ -228,20 +287,42 @@ def continuous_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, 
     idx = np.arange(n)
     p = model.proba_ids(X)[idx, targets]
     dist = np.sqrt(((E_np - model.embed_ids(X)) ** 2).sum((1, 2)))
-    return Counterfactuals(None, p, proba_cf[idx, targets], proba_cf.argmax(1) != targets, dist)
+    return Counterfactuals(None, p, proba_cf[idx, targets], proba_cf.argmax(1) != targets, dist,
+                           abstained=abstained(selected))
 
 
-def counterfactual_scores(cf: Counterfactuals, suffix: str) -> dict[str, float]:
-    """Validity, Proximity, C, Validity_soft, C_soft (Eqs. 1-5) of one set of counterfactuals."""
-    flips = cf.flipped.astype(float)
-    drop = cf.p - cf.p_cf
+def counterfactual_scores(cf: Counterfactuals, suffix: str, abstention: str = "fail") -> dict[str, float]:
+    """Validity, Proximity, C, Validity_soft, C_soft (Eqs. 1-5) of one set of counterfactuals.
+
+    ``abstention="fail"``: a row without a selected feature (``cf.abstained``) is a failed
+    counterfactual: flip 0 and probability drop 0 in Validity / Validity_soft (means over all rows),
+    Proximity = mean distance over the answered rows, ``C = Validity / Proximity`` and
+    ``C_soft = Validity_soft / Proximity``.  Without abstentions this equals the sums of Eqs. 3 and 5.
+    ``abstention="skip"``: the sums over all rows (an abstention adds nothing to either)."""
+    _check_choice("abstention", abstention, ABSTENTIONS)
+    n = len(cf.p)
+    gone = np.zeros(n, bool) if cf.abstained is None else np.asarray(cf.abstained, bool)
+    flips = np.where(gone, 0.0, cf.flipped.astype(float))
+    drop = np.where(gone, 0.0, cf.p - cf.p_cf)
     out = {f"validity_{suffix}": flips.mean(), f"validity_soft_{suffix}": drop.mean()}
+
+    def prox(d: np.ndarray) -> float:
+        if abstention == "skip":
+            return float(d.mean())
+        return float(d[~gone].mean()) if (~gone).any() else float("nan")
+
+    def ratio(num: np.ndarray, d: np.ndarray) -> float:
+        if abstention == "skip":
+            return _ratio(num, d)
+        p = prox(d)
+        return float(num.mean()) / p if np.isfinite(p) and p > 0 else float("nan")
+
     if cf.dist_onehot is not None:   # Algorithm 1: C on one-hot distances, C_soft on embeddings
-        out.update({f"proximity_{suffix}": cf.dist_onehot.mean(), f"c_{suffix}": _ratio(flips, cf.dist_onehot),
-                    f"proximity_soft_{suffix}": cf.dist.mean(), f"c_soft_{suffix}": _ratio(drop, cf.dist)})
+        out.update({f"proximity_{suffix}": prox(cf.dist_onehot), f"c_{suffix}": ratio(flips, cf.dist_onehot),
+                    f"proximity_soft_{suffix}": prox(cf.dist), f"c_soft_{suffix}": ratio(drop, cf.dist)})
     else:
-        out.update({f"proximity_{suffix}": cf.dist.mean(), f"c_{suffix}": _ratio(flips, cf.dist),
-                    f"c_soft_{suffix}": _ratio(drop, cf.dist)})
+        out.update({f"proximity_{suffix}": prox(cf.dist), f"c_{suffix}": ratio(flips, cf.dist),
+                    f"c_soft_{suffix}": ratio(drop, cf.dist)})
     return {k: float(v) for k, v in out.items()}
 
 
@@ -255,22 +336,27 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> float:
 # ----------------------------------------------------------------------------------------------
 def evaluate_selection(model: Any, X: np.ndarray, selected: np.ndarray, truth: np.ndarray,
                        discrete: bool = True, continuous: bool = True, alpha: float = 50.0,
-                       cont_kwargs: Mapping[str, Any] | None = None) -> dict[str, float]:
+                       cont_kwargs: Mapping[str, Any] | None = None, rule: str = "first_flip",
+                       abstention: str = "fail") -> dict[str, float]:
     """Every metric of :data:`METRICS` for one explainer's selections on rows ``X`` (targets: the
-    model's predictions)."""
+    model's predictions), plus ``abstentions`` (rows without a selected feature)."""
+    _check_choice("rule", rule, RULES)
+    _check_choice("abstention", abstention, ABSTENTIONS)
     X, selected, _ = _check_inputs(model, X, selected)
     targets = model.proba_ids(X).argmax(1)
-    out: dict[str, float] = {"ground_truth": float(ground_truth_recall(selected, truth).mean())}
+    out: dict[str, float] = {"ground_truth": float(ground_truth_recall(selected, truth).mean()),
+                             "abstentions": float(abstained(selected).sum())}
     er = erasure_scores(model, X, selected, targets, "delete")
     out.update(comp_del=er["comp"].mean(), suff_del=er["suff"].mean(), dfr=er["flip"].mean())
     if model.spec.kind == "text":
         em = erasure_scores(model, X, selected, targets, "mask")
         out.update(comp_mask=em["comp"].mean(), suff_mask=em["suff"].mean())
     if discrete and model.spec.kind == "tabular":
-        out.update(counterfactual_scores(discrete_counterfactuals(model, X, selected, targets), "disc"))
+        out.update(counterfactual_scores(discrete_counterfactuals(model, X, selected, targets, rule=rule), "disc",
+                                         abstention))
     if continuous:
         cf = continuous_counterfactuals(model, X, selected, targets, alpha=alpha, **dict(cont_kwargs or {}))
-        out.update(counterfactual_scores(cf, "cont"))
+        out.update(counterfactual_scores(cf, "cont", abstention))
     return {k: float(v) for k, v in out.items()}
 
 

@@ -1,9 +1,14 @@
 """Runs Ge et al.'s protocol: per dataset and seed, split 80/10/10, train the embedding LR, explain
-the first ``n_explain`` test rows with every explainer, score every metric for K = 1 (and K = 2).
+the first ``n_explain`` test rows with every explainer, score every metric for K = 1 (and K = 2)
+under each feature selection rule of ``RunConfig.selections``.
 
-Results (one tidy row per dataset x seed x explainer x K x metric) are stored as parquet under
-``data/results/cf_faithfulness/`` and reused on the next run (``force=True`` recomputes); the tables
-built from them are in :mod:`.tables`.
+Results (one tidy row per dataset x seed x selection x explainer x K x metric) are kept in a
+:class:`xaibench.store.ResultStore` under ``data/results/cf_faithfulness/``, keyed on the full
+configuration (:func:`store_config`: dataset, seed, rows, epochs, the model's and every explainer's
+settings, ``ks``, selections, Algorithm 1's rule, the abstention rule, the search settings, the
+torch thread count) and on :data:`RESULT_VERSION`, and reused on the next run (``force=True``
+recomputes).  Models are trained after :func:`xaibench.utils.set_seed` (seeds python, numpy and
+torch, pins torch's thread count), as in the other pipelines.  The tables are in :mod:`.tables`.
 """
 from __future__ import annotations
 
@@ -11,13 +16,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import numpy as np
 import pandas as pd
 
 from ... import paths
-from ...device import load_average
-from ...io import write_parquet
+from ...device import load_average, thread_count
+from ...store import ResultStore
 from . import metrics as cfm
+
+#: version of the stored result format; bump it when run_seed's output changes meaning or shape
+RESULT_VERSION = 2
 
 #: dataset name -> (loader keywords, model keywords)
 DATASETS: dict[str, tuple[dict, dict]] = {
@@ -31,20 +38,63 @@ PAPER_ORDER = ("random", "omission", "lime", "anchor", "decision_boundary", "log
 PROJECT_ORDER = ("integrated_gradients", "grad_x_input", "shap")
 #: explainer keyword arguments used by the protocol (documented in the notebook)
 EXPLAINER_KWARGS: dict[str, dict] = {"integrated_gradients": {"n_steps": 20}, "shap": {"max_evals": 50}}
+#: explainer variants: protocol name -> (explainer, keyword arguments); Omission with another removal
+VARIANTS: dict[str, tuple[str, dict]] = {"omission_train_mean": ("omission", {"removal": "train_mean"})}
+#: the default number of explained test rows per dataset and seed (notebook 23's ``n_explain``)
+N_EXPLAIN = 100
+
+
+def explainer_spec(name: str) -> tuple[str, dict]:
+    """(explainer name, keyword arguments) that the protocol builds for ``name``."""
+    if name in VARIANTS:
+        base, kw = VARIANTS[name]
+        return base, {**EXPLAINER_KWARGS.get(base, {}), **kw}
+    return name, dict(EXPLAINER_KWARGS.get(name, {}))
+
+
+def make_explainer(name: str):
+    from ...explainers.feature import make_feature_explainer
+
+    base, kw = explainer_spec(name)
+    return make_feature_explainer(base, **kw)
 
 
 @dataclass
 class RunConfig:
-    n_explain: int = 200
+    n_explain: int = N_EXPLAIN
     ks: tuple[int, ...] = (1, 2)
     ks_text: tuple[int, ...] = (1,)
     epochs: int = 30
     alpha: float = 50.0
     cont_steps: int = 100
-    explainers: Sequence[str] = field(default_factory=lambda: (*PAPER_ORDER, *PROJECT_ORDER))
+    explainers: Sequence[str] = field(default_factory=lambda: (*PAPER_ORDER, *PROJECT_ORDER, *VARIANTS))
+    #: feature selection rules scored (the first is the default of the tables and claims)
+    selections: tuple[str, ...] = cfm.SELECTIONS
+    rule: str = "first_flip"
+    abstention: str = "fail"
 
-    def tag(self) -> str:
-        return f"n{self.n_explain}_e{self.epochs}_a{self.alpha:g}_s{self.cont_steps}"
+    def __post_init__(self):
+        for s in self.selections:
+            cfm._check_choice("selections", s, cfm.SELECTIONS)
+        cfm._check_choice("rule", self.rule, cfm.RULES)
+        cfm._check_choice("abstention", self.abstention, cfm.ABSTENTIONS)
+        if int(self.n_explain) < 1:
+            raise ValueError(f"n_explain must be >= 1, got {self.n_explain}")
+
+
+def store_config(name: str, seed: int, cfg: RunConfig) -> dict:
+    """Everything that changes :func:`run_seed`'s result for ``name`` and ``seed`` (the store key)."""
+    return {"dataset": name, "loader": DATASETS[name][0], "model": DATASETS[name][1], "seed": int(seed),
+            "n_explain": int(cfg.n_explain), "ks": list(cfg.ks), "ks_text": list(cfg.ks_text),
+            "epochs": int(cfg.epochs), "alpha": float(cfg.alpha), "cont_steps": int(cfg.cont_steps),
+            "explainers": [{"name": e, "explainer": explainer_spec(e)[0], "kwargs": explainer_spec(e)[1]}
+                           for e in cfg.explainers],
+            "selections": list(cfg.selections), "rule": cfg.rule, "abstention": cfg.abstention,
+            "split": "80/10/10", "threads": thread_count()}
+
+
+def result_store() -> ResultStore:
+    return ResultStore(paths.results_dir(), "cf_faithfulness", RESULT_VERSION)
 
 
 _DATA_CACHE: dict[str, Any] = {}
@@ -65,18 +115,19 @@ def train_model(name: str, seed: int, epochs: int = 30):
     """Split ``name`` with ``seed`` (80/10/10) and train the embedding LR; returns (model, splits)."""
     from ...data.adult import split_indices
     from ...models.embedding_lr import EmbeddingLR
+    from ...utils import set_seed
 
     ds = load_dataset(name)
     sp = split_indices(len(ds), seed)
+    set_seed(seed)   # python, numpy, torch seeds and the pinned torch thread count
     model = EmbeddingLR(spec=ds.spec, seed=seed, epochs=epochs, batch_size=256, **DATASETS[name][1])
     model.fit_ids(ds.X[sp["train"]], ds.y[sp["train"]], ds.X[sp["dev"]], ds.y[sp["dev"]])
     return model, {k: ds.subset(v) for k, v in sp.items()}
 
 
 def run_seed(name: str, seed: int, cfg: RunConfig) -> pd.DataFrame:
-    """All explainers x K x metrics for one dataset and seed (tidy rows, plus timing and accuracy)."""
-    from ...explainers.feature import make_feature_explainer
-
+    """All selections x explainers x K x metrics for one dataset and seed (tidy rows with a
+    ``selection`` column, plus timing and accuracy with ``selection`` empty)."""
     t0 = time.time()
     model, splits = train_model(name, seed, cfg.epochs)
     train_s = time.time() - t0
@@ -84,48 +135,49 @@ def run_seed(name: str, seed: int, cfg: RunConfig) -> pd.DataFrame:
     acc = float((model.proba_ids(test.X).argmax(1) == test.y).mean())
     X = test.X[: cfg.n_explain]
     ks = cfg.ks if model.spec.kind == "tabular" else cfg.ks_text
-    truth = {k: cfm.ground_truth_selection(model, X, k) for k in ks}
-    base = {"dataset": name, "seed": seed}
+    truth = {(s, k): cfm.ground_truth_selection(model, X, k, s) for s in cfg.selections for k in ks}
+    base = {"dataset": name, "seed": seed, "selection": ""}
     rows: list[dict] = [{**base, "explainer": "", "k": 0, "metric": "test_accuracy", "value": acc},
                         {**base, "explainer": "", "k": 0, "metric": "train_seconds", "value": train_s},
                         {**base, "explainer": "", "k": 0, "metric": "n_test", "value": float(len(test))},
                         {**base, "explainer": "", "k": 0, "metric": "n_explained", "value": float(len(X))}]
     for ename in cfg.explainers:
-        exp = make_feature_explainer(ename, **EXPLAINER_KWARGS.get(ename, {})).fit(model, splits["train"].X)
+        exp = make_explainer(ename).fit(model, splits["train"].X)
         t = time.time()
         S = exp.explain_ids(X)
         rows.append({**base, "explainer": ename, "k": 0, "metric": "seconds_per_explanation",
                      "value": (time.time() - t) / max(len(X), 1)})
-        for k in ks:
-            sel = cfm.top_k(S, X, k)
-            t = time.time()
-            scores = cfm.evaluate_selection(model, X, sel, truth[k], alpha=cfg.alpha,
-                                            cont_kwargs={"steps": cfg.cont_steps, "seed": seed})
-            rows.append({**base, "explainer": ename, "k": k, "metric": "seconds_per_search",
-                         "value": (time.time() - t) / max(len(X), 1)})
-            rows.extend({**base, "explainer": ename, "k": k, "metric": m, "value": v} for m, v in scores.items())
+        for sname in cfg.selections:
+            for k in ks:
+                sel = cfm.top_k(S, X, k, sname)
+                t = time.time()
+                scores = cfm.evaluate_selection(model, X, sel, truth[(sname, k)], alpha=cfg.alpha,
+                                                cont_kwargs={"steps": cfg.cont_steps, "seed": seed},
+                                                rule=cfg.rule, abstention=cfg.abstention)
+                cell = {**base, "selection": sname, "explainer": ename, "k": k}
+                rows.append({**cell, "metric": "seconds_per_search", "value": (time.time() - t) / max(len(X), 1)})
+                rows.extend({**cell, "metric": m, "value": v} for m, v in scores.items())
     return pd.DataFrame(rows)
-
-
-def results_path(name: str, seed: int, cfg: RunConfig):
-    return paths.results_dir() / "cf_faithfulness" / f"{name}_seed{seed}_{cfg.tag()}.parquet"
 
 
 def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bool = False,
         compute: bool = True) -> pd.DataFrame:
-    """:func:`run_seed` for every dataset and seed, reusing stored results (``compute=False``: only
-    tabulate what is stored; seeds without results are left out and ``n_seeds`` says so)."""
+    """:func:`run_seed` for every dataset and seed, reusing stored results keyed on the full
+    configuration (:func:`store_config`; ``compute=False``: only tabulate what is stored; seeds
+    without results are left out and ``n_seeds`` says so)."""
+    store = result_store()
     frames = []
     for name in datasets:
         for seed in seeds:
-            path = results_path(name, seed, cfg)
-            if path.exists() and not force:
-                frames.append(pd.read_parquet(path))
+            key = store_config(name, seed, cfg)
+            hit = None if force else store.load(key)
+            if hit is not None:
+                frames.append(hit["results"])
                 continue
             if not compute:
                 continue
             df = run_seed(name, seed, cfg)
-            write_parquet(path, df)
+            store.save(key, {"results": df})
             frames.append(df)
     if not frames:
         raise FileNotFoundError(f"no stored results for {list(datasets)} x seeds {list(seeds)}; run with compute=True")
@@ -140,8 +192,6 @@ def benchmark(datasets: Sequence[str] = ("adult", "rt-polarity"), n_rows: int = 
     """Seconds (wall and process CPU) per explanation and per counterfactual search (Algorithm 1
     and 2, K = 1), per explainer, on ``n_rows`` test rows; the 1-minute load average is recorded
     because the machine may be shared."""
-    from ...explainers.feature import make_feature_explainer
-
     cfg = cfg or RunConfig()
     rows = []
     for name in datasets:
@@ -149,20 +199,65 @@ def benchmark(datasets: Sequence[str] = ("adult", "rt-polarity"), n_rows: int = 
         X = splits["test"].X[:n_rows]
         targets = model.proba_ids(X).argmax(1)
         for ename in cfg.explainers:
-            exp = make_feature_explainer(ename, **EXPLAINER_KWARGS.get(ename, {})).fit(model, splits["train"].X)
+            exp = make_explainer(ename).fit(model, splits["train"].X)
             w, c = time.time(), time.process_time()
             S = exp.explain_ids(X)
             rec = {"dataset": name, "explainer": ename, "n_rows": len(X),
                    "explain_s_per_row": (time.time() - w) / len(X), "explain_cpu_s_per_row": (time.process_time() - c) / len(X)}
-            sel = cfm.top_k(S, X, 1)
+            sel = cfm.top_k(S, X, 1, cfg.selections[0])
             for alg, fn in (("disc", cfm.discrete_counterfactuals), ("cont", cfm.continuous_counterfactuals)):
                 if alg == "disc" and model.spec.kind != "tabular":
                     continue
-                kw = {} if alg == "disc" else {"alpha": cfg.alpha, "steps": cfg.cont_steps}
+                kw = {"rule": cfg.rule} if alg == "disc" else {"alpha": cfg.alpha, "steps": cfg.cont_steps}
                 w, c = time.time(), time.process_time()
                 fn(model, X, sel, targets, **kw)
                 rec[f"search_{alg}_s_per_row"] = (time.time() - w) / len(X)
                 rec[f"search_{alg}_cpu_s_per_row"] = (time.process_time() - c) / len(X)
             rec["load_avg_1min"] = load_average()
             rows.append(rec)
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# reference accuracies (is the accuracy gap to the paper the data's or our model's?)
+# ----------------------------------------------------------------------------------------------
+def reference_accuracy(datasets: Sequence[str], seeds: Sequence[int]) -> pd.DataFrame:
+    """Test accuracy of a plain scikit-learn logistic regression on the same 80/10/10 splits as the
+    embedding LR: one-hot features on Adult (``one-hot LR``), TF-IDF of the raw sentences (word uni-
+    and bigrams) on Movie Reviews (``TF-IDF LR``); ``C`` chosen on the dev split from 0.01-100.
+    One row per dataset, seed and model (``dataset, seed, model, value``)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import OneHotEncoder
+
+    from ...data.adult import split_indices
+    from ...data.loaders import load
+
+    rows = []
+    for name in datasets:
+        ds = load_dataset(name)
+        kind = ds.spec.kind
+        texts = None
+        if kind == "text":
+            texts = load(name)["text"].astype(str).to_numpy()
+            if len(texts) != len(ds):
+                raise RuntimeError(f"{name}: {len(texts)} raw texts for {len(ds)} rows")
+        for seed in seeds:
+            sp = split_indices(len(ds), seed)
+            if kind == "tabular":
+                enc, model_name = OneHotEncoder(handle_unknown="ignore"), "one-hot LR"
+                enc.fit(ds.X[sp["train"]])
+                F = {k: enc.transform(ds.X[v]) for k, v in sp.items()}
+            else:
+                enc, model_name = TfidfVectorizer(ngram_range=(1, 2), min_df=1, sublinear_tf=True), "TF-IDF LR"
+                enc.fit(texts[sp["train"]])
+                F = {k: enc.transform(texts[v]) for k, v in sp.items()}
+            best = None
+            for C in (0.01, 0.1, 1.0, 10.0, 100.0):
+                clf = LogisticRegression(C=C, max_iter=2000).fit(F["train"], ds.y[sp["train"]])
+                dev = float((clf.predict(F["dev"]) == ds.y[sp["dev"]]).mean())
+                if best is None or dev > best[0]:
+                    best = (dev, C, clf)
+            acc = float((best[2].predict(F["test"]) == ds.y[sp["test"]]).mean())
+            rows.append({"dataset": name, "seed": int(seed), "model": model_name, "value": acc, "C": best[1]})
     return pd.DataFrame(rows)

@@ -7,6 +7,12 @@
 * :func:`table2` -- the committed ``cf_faithfulness_correlations`` (six and nine explainers);
 * :func:`two_features_table` -- the committed ``cf_faithfulness_two_features`` (Table 3);
 * :func:`family_summary` -- mean tau per metric and dataset with the metric's family;
+* :func:`abstentions_table` -- the committed ``cf_faithfulness_abstentions`` (rows without a selected
+  feature, per explainer);
+* :func:`omission_removal_table` -- the committed ``cf_faithfulness_omission_removal`` (Omission with
+  the zero embedding vs the training-mean embedding);
+* :func:`reference_accuracy_table` -- the committed ``cf_faithfulness_reference_accuracy`` (a one-hot LR
+  on Adult and a TF-IDF LR on Movie Reviews beside our embedding LR and the paper's);
 * :func:`paper_table1_check` / :func:`paper_table2_check` -- the paper's printed tables checked against
   their own equations (Table 1's C and C_soft) and against each other (Table 2 from Table 1).
 
@@ -18,6 +24,9 @@ are built into the map:
 * Table 2 prints 0 in the cells the paper did not compute (Adults: Comp./Suff. (mask) and C (cont.);
   Movie Reviews: C (disc.); Sec. 4.6 says these were not evaluated).  They are not mapped, so they are
   NaN in our tables, never 0.
+* Every table built from the results carries a ``selection`` column (``supporting``: features pushing
+  towards the predicted class, the default; ``absolute``: by ``|score|``); the paper's value is set
+  beside both.
 * Adults' C_soft row of Tables 2 and 3 is labelled "C_soft (cont.)", but the paper runs only the
   discrete search (Algorithm 1) on Adults: Table 1 labels the row C_soft (disc.), Table 2's Adults
   value (1.0) is what Table 1's C_soft (disc.) ranks give (:func:`paper_table2_check`), and Table 3
@@ -33,6 +42,9 @@ import pandas as pd
 from ...tables import aggregate_seeds, join_paper, paper_values
 from . import metrics as cfm
 from .runner import PAPER_DATASET, PAPER_ORDER, PROJECT_ORDER, load_dataset
+
+#: the selection rules in table order (the default first)
+SELECTION_ORDER = cfm.SELECTIONS
 
 PAPER = "cf_faithfulness"
 #: the explainers of the paper's Table 3 (two features per explanation, Adults)
@@ -64,6 +76,16 @@ PAPER_KEYS: dict[tuple[str, str], dict[str, str]] = {
 def paper_key(table: str, dataset: str, metric: str) -> str:
     """The paper's metric key for our ``metric`` on our ``dataset`` in ``table`` ('' when it prints none)."""
     return PAPER_KEYS.get((table, PAPER_DATASET.get(dataset, dataset)), {}).get(metric, "")
+
+
+def with_selection(res: pd.DataFrame) -> pd.DataFrame:
+    """``res`` with a ``selection`` column (results without one were scored with the default rule)."""
+    return res if "selection" in res.columns else res.assign(selection=SELECTION_ORDER[0])
+
+
+def _sort_selection(df: pd.DataFrame) -> pd.DataFrame:
+    order = {s: i for i, s in enumerate(SELECTION_ORDER)}
+    return df.sort_values("selection", key=lambda c: c.map(lambda v: order.get(v, len(order))), kind="stable")
 
 
 def _join(ours: pd.DataFrame, table: str, on_explainer: bool, value: str = "value", **filters) -> pd.DataFrame:
@@ -120,16 +142,18 @@ def models_table(res: pd.DataFrame) -> pd.DataFrame:
 # Table 1 / Table 3 scores
 # ----------------------------------------------------------------------------------------------
 def scores_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] | None = None) -> pd.DataFrame:
-    """Table 1 (K=1) / the scores of Table 3 (K=2): mean ± std over seeds beside the paper's value and rank.
+    """Table 1 (K=1) / the scores of Table 3 (K=2): mean ± std over seeds beside the paper's value and
+    rank, per ``selection``.
 
     ``rank`` ranks the seed means among the paper's explainers present (``PAPER_ORDER``), as the
-    paper does; ``rank_all`` among every explainer in the table (incl. the project's own)."""
-    sub = res[(res["k"] == k) & res["metric"].isin(list(cfm.METRICS))]
-    if explainers is not None:
-        sub = sub[sub["explainer"].isin(list(explainers))]
-    agg = aggregate_seeds(sub, ["dataset", "explainer", "metric"])
+    paper does; ``rank_all`` among every explainer in the table (default: the paper's and the project's
+    explainers, not the variants such as ``omission_train_mean``)."""
+    res = with_selection(res)
+    explainers = (*PAPER_ORDER, *PROJECT_ORDER) if explainers is None else explainers
+    sub = res[(res["k"] == k) & res["metric"].isin(list(cfm.METRICS)) & res["explainer"].isin(list(explainers))]
+    agg = aggregate_seeds(sub, ["dataset", "selection", "explainer", "metric"])
     agg["rank"], agg["rank_all"] = np.nan, np.nan
-    for (_, m), g in agg.groupby(["dataset", "metric"]):
+    for (_, _, m), g in agg.groupby(["dataset", "selection", "metric"]):
         if cfm.METRICS[m].lower_is_better is None:
             continue
         agg.loc[g.index, "rank_all"] = cfm.ranks(g["ours"].to_numpy(), m)
@@ -143,39 +167,45 @@ def scores_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] | None
     agg.insert(1, "k", k)
     order = {m: i for i, m in enumerate(cfm.METRICS)}
     eorder = {e: i for i, e in enumerate((*PAPER_ORDER, *PROJECT_ORDER))}
-    agg = agg.sort_values(["dataset", "metric", "explainer"], key=lambda c: c.map(order) if c.name == "metric"
-                          else (c.map(eorder) if c.name == "explainer" else c), kind="stable")
-    return agg[["dataset", "k", "metric", "explainer", "lower_is_better", "ours", "ours_std", "rank", "rank_all",
-                "paper", "paper_rank", "n_seeds"]].reset_index(drop=True)
+    sorder = {e: i for i, e in enumerate(SELECTION_ORDER)}
+    agg = agg.sort_values(["dataset", "selection", "metric", "explainer"],
+                          key=lambda c: c.map(order) if c.name == "metric" else c.map(eorder) if c.name == "explainer"
+                          else c.map(sorder) if c.name == "selection" else c, kind="stable")
+    return agg[["dataset", "selection", "k", "metric", "explainer", "lower_is_better", "ours", "ours_std", "rank",
+                "rank_all", "paper", "paper_rank", "n_seeds"]].reset_index(drop=True)
 
 
 # ----------------------------------------------------------------------------------------------
 # Table 2 / Table 3 rank agreement
 # ----------------------------------------------------------------------------------------------
 def correlation_rows(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
-    """Per dataset, seed and metric: Kendall tau (Eq. 11) and Spearman rho (Eq. 12) of the metric's
-    explainer ranking vs GroundTruth's (:func:`.metrics.rank_agreement`)."""
+    """Per dataset, selection, seed and metric: Kendall tau (Eq. 11) and Spearman rho (Eq. 12) of the
+    metric's explainer ranking vs GroundTruth's (:func:`.metrics.rank_agreement`)."""
     rows = []
+    res = with_selection(res)
     sub = res[(res["k"] == k) & res["explainer"].isin(list(explainers))]
-    for (d, s), g in sub.groupby(["dataset", "seed"]):
+    for (d, sel, s), g in sub.groupby(["dataset", "selection", "seed"]):
         wide = g.pivot_table(index="explainer", columns="metric", values="value")
         truth = wide["ground_truth"].to_dict()
         for m in wide.columns:
             if m == "ground_truth" or m not in cfm.METRICS or cfm.METRICS[m].lower_is_better is None:
                 continue
             ra = cfm.rank_agreement(wide[m].to_dict(), truth, m)
-            rows += [{"dataset": d, "seed": s, "metric": m, "statistic": st, "value": ra[st]} for st in STATISTICS]
-    return pd.DataFrame(rows, columns=["dataset", "seed", "metric", "statistic", "value"])
+            rows += [{"dataset": d, "selection": sel, "seed": s, "metric": m, "statistic": st, "value": ra[st]}
+                     for st in STATISTICS]
+    return pd.DataFrame(rows, columns=["dataset", "selection", "seed", "metric", "statistic", "value"])
 
 
 def correlations_table(res: pd.DataFrame, k: int = 1, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
     """Table 2 (K=1) / the tau, rho rows of Table 3 (K=2): mean ± std over seeds beside the paper
     (NaN where the paper computed no value, see :data:`PAPER_KEYS`)."""
-    agg = aggregate_seeds(correlation_rows(res, k, explainers), ["dataset", "metric", "statistic"])
+    agg = aggregate_seeds(correlation_rows(res, k, explainers), ["dataset", "selection", "metric", "statistic"])
     agg = _join(agg, "Table 2" if k == 1 else "Table 3", on_explainer=False, statistic=list(STATISTICS))
     agg.insert(1, "k", k)
     agg.insert(2, "explainers", " ".join(explainers))
-    return agg[["dataset", "k", "explainers", "metric", "statistic", "ours", "ours_std", "paper", "n_seeds"]]
+    agg = _sort_selection(agg.sort_values("dataset", kind="stable")).sort_values("dataset", kind="stable")
+    return agg[["dataset", "selection", "k", "explainers", "metric", "statistic", "ours", "ours_std", "paper",
+                "n_seeds"]].reset_index(drop=True)
 
 
 def table2(res: pd.DataFrame) -> pd.DataFrame:
@@ -196,16 +226,18 @@ def two_features_table(res: pd.DataFrame) -> pd.DataFrame:
     corr = correlations_table(adult, k=2, explainers=TABLE3_EXPLAINERS)
     t = pd.concat([scores.assign(statistic="score"), corr.drop(columns="explainers").assign(explainer="")],
                   ignore_index=True)
-    return t[["dataset", "k", "metric", "explainer", "statistic", "ours", "ours_std", "rank", "paper", "paper_rank",
-              "n_seeds"]]
+    return t[["dataset", "selection", "k", "metric", "explainer", "statistic", "ours", "ours_std", "rank", "paper",
+              "paper_rank", "n_seeds"]]
 
 
 def family_summary(corr: pd.DataFrame, statistic: str = "kendall_tau", k: int = 1,
-                   explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
-    """Mean ``statistic`` per metric (rows) and dataset (columns) from a correlations table, with each
-    metric's family: ``counterfactual`` (C, C_soft), ``counterfactual parts`` (Validity, Validity_soft)
-    or ``erasure``; rows sorted by family, then by the first dataset's value."""
-    sub = corr[(corr["statistic"] == statistic) & (corr["k"] == k) & (corr["explainers"] == " ".join(explainers))]
+                   explainers: Sequence[str] = PAPER_ORDER, selection: str = SELECTION_ORDER[0]) -> pd.DataFrame:
+    """Mean ``statistic`` per metric (rows) and dataset (columns) from a correlations table (one
+    ``selection``), with each metric's family: ``counterfactual`` (C, C_soft), ``counterfactual parts``
+    (Validity, Validity_soft) or ``erasure``; rows sorted by family, then by the first dataset's value."""
+    corr = with_selection(corr)
+    sub = corr[(corr["statistic"] == statistic) & (corr["k"] == k) & (corr["explainers"] == " ".join(explainers))
+               & (corr["selection"] == selection)]
     wide = sub.pivot_table(index="metric", columns="dataset", values="ours", sort=False)
     wide.columns.name = None
     fam = {m: ("counterfactual" if m in COUNTERFACTUAL else "erasure" if m in ERASURE else "counterfactual parts")
@@ -215,6 +247,89 @@ def family_summary(corr: pd.DataFrame, statistic: str = "kendall_tau", k: int = 
     first = wide.columns[1] if len(wide.columns) > 1 else None
     wide = wide.assign(_f=wide["family"].map(rank), _v=-wide[first] if first else 0.0)
     return wide.sort_values(["_f", "_v"], kind="stable").drop(columns=["_f", "_v"])
+
+
+# ----------------------------------------------------------------------------------------------
+# abstentions, Omission's removal, reference accuracies
+# ----------------------------------------------------------------------------------------------
+def abstentions_table(res: pd.DataFrame) -> pd.DataFrame:
+    """``cf_faithfulness_abstentions``: per dataset, selection, K and explainer, the rows where the
+    explainer selected no feature (``ours`` ± std: per seed; the total over seeds, the rows explained in
+    all and the share; ``paper`` empty: the paper reports none).
+    Every C / C_soft of the tables counts these rows as failed counterfactuals
+    (:func:`.metrics.counterfactual_scores`, ``abstention="fail"``)."""
+    res = with_selection(res)
+    sub = res[res["metric"] == "abstentions"]
+    n = res[res["metric"] == "n_explained"].set_index(["dataset", "seed"])["value"]
+    rows = []
+    for (d, sel, k, e), g in sub.groupby(["dataset", "selection", "k", "explainer"], sort=False):
+        v = g["value"].to_numpy(dtype=float)
+        total_rows = float(sum(n.get((d, s), np.nan) for s in g["seed"]))
+        rows.append({"dataset": d, "selection": sel, "k": int(k), "explainer": e, "metric": "abstentions",
+                     "ours": v.mean(), "ours_std": v.std(ddof=1) if len(v) > 1 else np.nan, "paper": np.nan,
+                     "abstentions_total": int(v.sum()),
+                     "rows_explained_total": int(total_rows) if np.isfinite(total_rows) else pd.NA,
+                     "share": v.sum() / total_rows if total_rows else np.nan, "n_seeds": len(v)})
+    out = pd.DataFrame(rows, columns=["dataset", "selection", "k", "explainer", "metric", "ours", "ours_std", "paper",
+                                      "abstentions_total", "rows_explained_total", "share", "n_seeds"])
+    eorder = {e: i for i, e in enumerate((*PAPER_ORDER, *PROJECT_ORDER))}
+    sorder = {e: i for i, e in enumerate(SELECTION_ORDER)}
+    return out.sort_values(["dataset", "selection", "k", "explainer"], key=lambda c: c.map(eorder).fillna(99)
+                           if c.name == "explainer" else c.map(sorder) if c.name == "selection" else c,
+                           kind="stable").reset_index(drop=True)
+
+
+def omission_removal_table(res: pd.DataFrame, k: int = 1, variant: str = "omission_train_mean") -> pd.DataFrame:
+    """``cf_faithfulness_omission_removal``: per dataset, selection, ranked metric and Omission ``removal``
+    (``zero``: the zero embedding, the erasure metrics' and the ground truth's own operation;
+    ``train_mean``: ``variant``, the training-mean embedding): Omission's score (``ours`` ± std over
+    seeds, beside the paper's Omission value), its ``rank`` among the paper's six explainers, and the
+    metric's mean Kendall tau over the six with that Omission (``tau``, ``tau_std``); datasets where
+    ``variant`` did not run are left out."""
+    res = with_selection(res)
+    res = res[res["k"] == k]
+    ran = res.groupby("dataset")["explainer"].agg(lambda e: {"omission", variant} <= set(e))
+    if not ran.any():
+        raise ValueError(f"omission_removal_table needs results of 'omission' and {variant!r} on one dataset; "
+                         f"got {sorted(set(res['explainer']))}")
+    res = res[res["dataset"].isin(ran[ran].index)]          # only the datasets where both ran
+    versions = {"zero": res[res["explainer"] != variant],
+                "train_mean": res[res["explainer"] != "omission"].replace({"explainer": {variant: "omission"}})}
+    parts = []
+    for removal, r in versions.items():
+        sc = scores_table(r, k, explainers=PAPER_ORDER)
+        sc = sc[(sc["explainer"] == "omission") & ((sc["rank"].notna()) | (sc["metric"] == "ground_truth"))]
+        cr = correlation_rows(r, k)
+        cr = cr[cr["statistic"] == "kendall_tau"].groupby(["dataset", "selection", "metric"])["value"]
+        tau = cr.mean().rename("tau").reset_index().merge(cr.std(ddof=1).rename("tau_std").reset_index(),
+                                                          on=["dataset", "selection", "metric"])
+        sc = sc.merge(tau, on=["dataset", "selection", "metric"], how="left")
+        parts.append(sc.assign(removal=removal))
+    out = pd.concat(parts, ignore_index=True)
+    order = {m: i for i, m in enumerate(cfm.METRICS)}
+    sorder = {e: i for i, e in enumerate(SELECTION_ORDER)}
+    out = out.sort_values(["dataset", "selection", "metric", "removal"],
+                          key=lambda c: c.map(order) if c.name == "metric" else c.map(sorder) if c.name == "selection"
+                          else c.map({"zero": 0, "train_mean": 1}) if c.name == "removal" else c, kind="stable")
+    return out[["dataset", "selection", "k", "metric", "removal", "ours", "ours_std", "rank", "paper", "tau", "tau_std",
+                "n_seeds"]].reset_index(drop=True)
+
+
+def reference_accuracy_table(ref: pd.DataFrame, res: pd.DataFrame) -> pd.DataFrame:
+    """``cf_faithfulness_reference_accuracy``: per dataset and model, test accuracy mean ± std over seeds
+    (``ref`` from :func:`.runner.reference_accuracy`, beside our embedding LR from ``res``) and the
+    paper's LR accuracy (Sec. 4.2)."""
+    ours = res[res["metric"] == "test_accuracy"][["dataset", "seed", "value"]].assign(model="embedding LR (ours)")
+    both = pd.concat([ours, ref[["dataset", "seed", "model", "value"]]], ignore_index=True)
+    both = both[both["dataset"].isin(set(ref["dataset"]))]
+    agg = both.groupby(["dataset", "model"], sort=False)["value"].agg(["mean", "std", "count"]).reset_index()
+    agg.columns = ["dataset", "model", "ours", "ours_std", "n_seeds"]
+    paper = {d: float(paper_values(PAPER, paper_table="Sec 4.2", dataset=PAPER_DATASET.get(d, d))["value"].iloc[0])
+             for d in agg["dataset"].unique()}
+    agg["paper"] = agg["dataset"].map(paper)
+    agg["ours_minus_paper"] = agg["ours"] - agg["paper"]
+    agg.insert(2, "metric", "test_accuracy")
+    return agg[["dataset", "model", "metric", "ours", "ours_std", "paper", "ours_minus_paper", "n_seeds"]]
 
 
 # ----------------------------------------------------------------------------------------------
