@@ -109,7 +109,7 @@ def _accuracy(model, x, y) -> float:
 
     model.eval()
     with torch.no_grad():
-        return float((model(x).argmax(1).numpy() == y).mean())
+        return float((model(x).argmax(1).cpu().numpy() == y).mean())
 
 
 def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarray, methods, cfg: ImageConfig,
@@ -121,7 +121,7 @@ def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarra
 
     model.eval()
     with torch.no_grad():
-        pred = model(x).argmax(1).numpy()
+        pred = model(x).argmax(1).cpu().numpy()
     rows = []
     for method in methods:
         t0 = time.time()
@@ -140,6 +140,7 @@ def run_one(images: dict, pair: tuple[str, str], manip: Manipulation, r: float, 
     """Train one model; returns (summary, per-image Attr% at the end, per-epoch tracking)."""
     import torch
 
+    from ...device import place, torch_device
     from ...models.resnet_small import SmallResNet, normalise
     from ...utils import set_seed
 
@@ -157,17 +158,18 @@ def run_one(images: dict, pair: tuple[str, str], manip: Manipulation, r: float, 
     S = cfg.canvas
     er = manip.er(S)
     fixed = {k: _apply(sp[k][0], new[k], manip, S, np.random.default_rng(seed + 1), train=False) for k in ("val", "test")}
-    xv, xt = normalise(fixed["val"]), normalise(fixed["test"])
-    model = SmallResNet(2, cfg.widths)
+    dev = torch_device()
+    xv, xt = normalise(fixed["val"]).to(dev), normalise(fixed["test"]).to(dev)
+    model = place(SmallResNet(2, cfg.widths))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    y_train = torch.as_tensor(new["train"])
+    y_train = torch.as_tensor(new["train"], device=dev)
     n_exp = min(cfg.n_explain, len(xt))
-    baselines = normalise(_apply(sp["train"][0][:8], np.zeros(8, int), manip, S, None, train=False))
+    baselines = normalise(_apply(sp["train"][0][:8], np.zeros(8, int), manip, S, None, train=False)).to(dev)
     hist, track_rows = [], []
     t0 = time.time()
     for epoch in range(cfg.epochs):
         model.train()
-        xtr = normalise(_apply(sp["train"][0], new["train"], manip, S, rng, train=True))
+        xtr = normalise(_apply(sp["train"][0], new["train"], manip, S, rng, train=True)).to(dev)
         perm = rng.permutation(len(xtr))
         for i in range(0, len(perm), cfg.batch_size):
             idx = perm[i:i + cfg.batch_size]
