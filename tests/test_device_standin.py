@@ -95,6 +95,11 @@ def test_standin_catches_what_cuda_refuses(gpu):
     assert ids[0, torch.tensor([0, 2])].tolist() == [1, 3]  # CPU indices into a device tensor: allowed
     with pytest.raises(MixedDeviceError):
         ids[:, torch.tensor([0, 1])] = torch.tensor([4, 4])  # CPU values written into a device tensor
+    lstm = place(torch.nn.LSTM(3, 2, batch_first=True))
+    seq = torch.randn(2, 4, 3, device=torch_device())
+    assert gpu["tagged"](lstm(seq)[0])  # unpacked: hidden states created from the input's device
+    packed = torch.nn.utils.rnn.pack_padded_sequence(seq, torch.tensor([4, 2]), batch_first=True, enforce_sorted=False)
+    assert gpu["tagged"](torch.nn.utils.rnn.pad_packed_sequence(lstm(packed)[0], batch_first=True)[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -129,10 +134,10 @@ def test_concept_explainers_train_heads_on_the_device(gpu):
     from xaibench.evaluation.cebab import metrics as cb
     from xaibench.explainers.concept import (CausaLMExplainer, ConceptSHAPExplainer, INLPExplainer,
                                              TCAVExplainer)
-    from xaibench.models.lstm import LSTMAttentionClassifier
+    from xaibench.models.cnn import CNNClassifier
 
     data, p = _cebab_world()
-    model = _vocab_model(LSTMAttentionClassifier, texts=data["text"].tolist(), hidden=8)
+    model = _vocab_model(CNNClassifier, texts=data["text"].tolist(), n_filters=4, hidden=8)
     queries = cb.make_queries(p)
     explainers = [INLPExplainer(seed=0, n_iter=2, epochs=1),  # copy_head + train_on_features + head_proba
                   ConceptSHAPExplainer(seed=0, hidden=8, epochs=1),

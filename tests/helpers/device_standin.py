@@ -36,7 +36,7 @@ FAKE_INDEXED = torch.device("cuda", 0)  # what tensor.device reports, as on a re
 
 
 class MixedDeviceError(RuntimeError):
-    pass
+    """An op mixed tensors on the (stand-in) device with CPU tensors, or numpy() met a device tensor."""
 
 
 class _Tags:
@@ -94,16 +94,17 @@ def _tensors(tree) -> list[torch.Tensor]:
     return [x for x in tree_flatten(tree)[0] if isinstance(x, torch.Tensor)]
 
 
-# aten ops whose listed tensor arguments must be / may be CPU although the other inputs are on the device
+# aten ops (``OpOverload.name()``) whose listed tensor arguments must stay on the CPU although the
+# other inputs are on the device
 _CPU_ARGS = {
-    "aten::_pack_padded_sequence": {1},   # lengths (must be a CPU int64 tensor)
+    "aten::_pack_padded_sequence": {1},   # lengths (a CPU int64 tensor)
     "aten::_pad_packed_sequence": {1},    # batch_sizes
-    "aten::lstm": {1},                    # lstm.data(data, batch_sizes, ...)
-    "aten::gru": {1},
-    "aten::rnn_tanh": {1},
-    "aten::rnn_relu": {1},
+    "aten::lstm.data": {1},               # the packed-sequence overloads: (data, batch_sizes, ...)
+    "aten::gru.data": {1},
+    "aten::rnn_tanh.data": {1},
+    "aten::rnn_relu.data": {1},
 }
-_CPU_OUTPUTS = {"aten::_pack_padded_sequence", "aten::_pad_packed_sequence"}  # all but the first output
+_CPU_OUTPUTS = {"aten::_pack_padded_sequence", "aten::_pad_packed_sequence"}  # all outputs but the first
 _INDEX_OPS = {"aten::index", "aten::index_put", "aten::index_put_", "aten::_index_put_impl_",
               "aten::_unsafe_index", "aten::_unsafe_index_put"}
 _COPY_OPS = {"aten::copy_", "aten::_to_copy", "aten::copy", "aten::_copy_from", "aten::_copy_from_and_resize",
@@ -117,7 +118,7 @@ class _Dispatch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        name = func._schema.name
+        name, overload = func._schema.name, func.name()
         tags = self.tags
         if name in _COPY_OPS:
             out = func(*args, **kwargs)
@@ -137,7 +138,7 @@ class _Dispatch(TorchDispatchMode):
                     on.append(("indices", ts[0]))
                     off.append(("self", args[0]))
                 continue
-            if i in _CPU_ARGS.get(name, ()):
+            if i in _CPU_ARGS.get(overload, ()):
                 if any(tags.tagged(t) for t in ts):
                     raise MixedDeviceError(f"{name}: argument {i} must stay on the CPU (CUDA requires it)")
                 continue
@@ -185,7 +186,7 @@ class _Function(TorchFunctionMode):
         def one(t):
             if not isinstance(t, torch.Tensor):
                 return t
-            t = t.clone() if not isinstance(t, torch.nn.Parameter) else t
+            t = t.clone()  # a transfer copies: the source keeps its place
             (self.tags.tag if tag else self.tags.untag)(t)
             return t
         return tree_map(one, out)
@@ -245,18 +246,12 @@ class _Function(TorchFunctionMode):
 @contextlib.contextmanager
 def standin_device(monkeypatch):
     """Run a block as if ``XAIBENCH_DEVICE=cuda`` selected a GPU (see the module docstring);
-    yields a dict whose ``"moves"`` counts transfers to the device and ``"ops"`` lists every aten op
-    the dispatch mode checked."""
+    yields a dict: ``"tagged"(tensor)`` says whether a tensor is on the (stand-in) device, ``"moves"``
+    counts transfers to the device and ``"ops"`` lists the aten ops the dispatch mode checked."""
     from xaibench import device as dev
 
     tags, ctx = _Tags(), [0]
-    log: dict[str, Any] = {"moves": 0, "ops": []}
+    log: dict[str, Any] = {"moves": 0, "ops": [], "tagged": tags.tagged}
     monkeypatch.setattr(dev, "torch_device", lambda: FAKE)
     with _Function(tags, log, ctx), _Dispatch(tags, log["ops"], ctx):
-        log["tagged"] = tags.tagged
         yield log
-
-
-def on_device(log, t: torch.Tensor) -> bool:
-    """Whether ``t`` is (a stand-in for) a tensor on the device."""
-    return log["tagged"](t)
