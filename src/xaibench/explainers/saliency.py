@@ -82,7 +82,7 @@ def lime(model, x, target, images: np.ndarray | None = None, n_samples: int = 20
         raise ValueError("lime needs the uint8 images (images=...) to compute superpixels")
     out = []
     for i in range(x.shape[0]):
-        seg = torch.as_tensor(superpixels(images[i], n_segments)).long()
+        seg = torch.as_tensor(superpixels(images[i], n_segments), device=x.device).long()
         mask = seg.unsqueeze(0).unsqueeze(0).expand(1, 3, *seg.shape)
         base = 0.0 if hide is None else torch.as_tensor(hide, dtype=x.dtype).expand_as(x[i : i + 1])
         a = Lime(model, interpretable_model=SkLearnRidge(alpha=1.0)).attribute(
@@ -114,7 +114,7 @@ def saliency(method: str, model: Any, x, target, **kw) -> np.ndarray:
     if method not in FUNCS:
         raise KeyError(f"unknown saliency method {method!r}; choose one of {METHODS}")
     model.eval()
-    target = torch.as_tensor(np.asarray(target)).long()
+    target = torch.as_tensor(np.asarray(target), device=x.device).long()
     if method in GRADIENT_METHODS:
         # captum sets requires_grad itself but warns once per call ("Input Tensor 0 did not already
         # require gradients"), which littered executed notebooks; same gradients either way

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..device import place
 from .base import VocabTorchClassifier
 from .embeddings import Vocab, embedding_layer, glove_vectors
 from .lstm import LSTMAttentionClassifier
@@ -101,14 +102,14 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
                 ids, mask = self.encode(batch)
                 a, _ = self.module.attention(ids, mask)
                 for j, i in enumerate(idx):
-                    out[i] = a[j, : int(mask[j].sum())].numpy().astype(np.float64)
+                    out[i] = a[j, : int(mask[j].sum())].detach().cpu().numpy().astype(np.float64)
         return out  # type: ignore[return-value]
 
     def _make_module(self, emb: np.ndarray | None):
         from ..utils import set_seed
 
         set_seed(self.seed)
-        self.module = _build_module(len(self.vocab), emb, self.hidden, self.n_classes, self.freeze_embeddings)
+        self.module = place(_build_module(len(self.vocab), emb, self.hidden, self.n_classes, self.freeze_embeddings))
         self.module.eval()
 
     def accuracy(self, texts: Sequence[str], labels: Sequence[int]) -> float:
@@ -127,7 +128,7 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
         params = [p for p in self.module.parameters() if p.requires_grad]
         opt = torch.optim.Adam(params, lr=self.lr, weight_decay=self.weight_decay)
         rng = np.random.default_rng(self.seed)
-        y = torch.as_tensor(labels)
+        y = torch.as_tensor(labels, device=self.device)
         hist: dict[str, Any] = {"epochs": [], "glove_coverage": float(found[2:].mean()) if len(found) > 2 else 0.0}
         t0 = time.time()
         for epoch in range(self.max_epochs):

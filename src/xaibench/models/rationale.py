@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..device import module_device, place
 from .embeddings import Vocab, glove_vectors, word_tokenize
 
 KUMA_L, KUMA_R = -0.1, 1.1
@@ -125,6 +126,8 @@ class RationaleModel:
         ids = torch.zeros((len(seqs), n), dtype=torch.long)
         for i, s in enumerate(seqs):
             ids[i, : len(s)] = torch.as_tensor(s)
+        if self.module is not None:
+            ids = ids.to(module_device(self.module))
         return ids, (ids != 0)
 
     # ----- forward ------------------------------------------------------------------------------
@@ -189,11 +192,11 @@ class RationaleModel:
         set_seed(self.seed)
         self.vocab = Vocab.build(texts)
         emb, _ = glove_vectors(self.vocab.itos, seed=self.seed)
-        self.module = _build(len(self.vocab), emb, self.hidden, int(labels.max()) + 1, self.mode)
+        self.module = place(_build(len(self.vocab), emb, self.hidden, int(labels.max()) + 1, self.mode))
         params = [p for p in self.module.parameters() if p.requires_grad]
         opt = torch.optim.Adam(params, lr=self.lr, weight_decay=2e-6)
         rng = np.random.default_rng(self.seed)
-        y = torch.as_tensor(labels)
+        y = torch.as_tensor(labels, device=module_device(self.module))
         self.history: dict[str, Any] = {"epochs": []}
         t0 = time.time()
         for epoch in range(self.max_epochs):
@@ -238,10 +241,11 @@ class RationaleModel:
         """Predicted classes and the selected-token masks (``z > 0``) per text."""
         preds, sel = [], []
         for mask, out in self._eval_batches(texts):
-            preds.append(out.logits.argmax(1).numpy())
+            preds.append(out.logits.argmax(1).detach().cpu().numpy())
+            z = out.z.detach().cpu()
             for j in range(mask.shape[0]):
                 n = int(mask[j].sum())
-                sel.append((out.z[j, :n] > 0).numpy())
+                sel.append((z[j, :n] > 0).numpy())
         return np.concatenate(preds), sel
 
     def evaluate(self, texts: Sequence[str], labels: Sequence[int]) -> dict[str, float]:

@@ -82,9 +82,10 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
         batches = length_bucketed_batches(lengths, cfg.batch_size, rng)
         for idx in progress(batches, desc=f"{desc} epoch {epoch + 1}/{cfg.epochs}", leave=False):
             ids, mask = encode([texts[i] for i in idx])
-            y = torch.as_tensor(labels[idx], dtype=torch.long, device=ids.device)
             opt.zero_grad()
-            loss = loss_fn(module(ids, mask), y)
+            logits = module(ids, mask)
+            # labels go where the logits are (the module's device: XAIBENCH_DEVICE)
+            loss = loss_fn(logits, torch.as_tensor(labels[idx], dtype=torch.long, device=logits.device))
             loss.backward()
             if cfg.max_grad_norm:
                 torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)

@@ -184,7 +184,7 @@ def _accuracy(model, x, y) -> float:
 
     model.eval()
     with torch.no_grad():
-        return float((model(x).argmax(1).numpy() == y).mean())
+        return float((model(x).argmax(1).cpu().numpy() == y).mean())
 
 
 def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarray, methods, cfg: ImageConfig,
@@ -196,7 +196,7 @@ def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarra
 
     model.eval()
     with torch.no_grad():
-        pred = model(x).argmax(1).numpy()
+        pred = model(x).argmax(1).cpu().numpy()
     rows = []
     for method in methods:
         t0 = time.time()
@@ -243,6 +243,7 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
 
     import torch
 
+    from ...device import place, torch_device
     from ...models.resnet_small import SmallResNet, normalise
     from ...utils import set_seed
 
@@ -260,22 +261,24 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
     S = cfg.canvas
     er = manip.er(S)
     fixed = {k: _apply(sp[k][0], new[k], manip, S, np.random.default_rng(seed + 1), train=False) for k in ("val", "test")}
-    xv, xt = normalise(fixed["val"]), normalise(fixed["test"])
-    model = SmallResNet(2, cfg.widths)
+    dev = torch_device()
+    xv, xt = normalise(fixed["val"]).to(dev), normalise(fixed["test"]).to(dev)
+    model = place(SmallResNet(2, cfg.widths))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    y_train = torch.as_tensor(new["train"])
+    y_train = torch.as_tensor(new["train"], device=dev)
     # the explained test images: class-balanced, shuffled, own seed (the training draws stay unchanged)
     pick_rng = np.random.default_rng(seed + 2)
     idx = balanced_subset(new["test"], cfg.n_explain, pick_rng)
-    baselines = _backgrounds(cfg, sp, fixed, manip, idx, pick_rng)
+    baselines = _backgrounds(cfg, sp, fixed, manip, idx, pick_rng).to(dev)
     hide = _hide(cfg)
-    ex_imgs, ex_x, ex_y = fixed["test"][idx], xt[torch.as_tensor(idx)], new["test"][idx]
+    hide = hide.to(dev) if hide is not None else None
+    ex_imgs, ex_x, ex_y = fixed["test"][idx], xt[torch.as_tensor(idx, device=dev)], new["test"][idx]
     hist, track_rows = [], []
     best, best_state, stopped = None, None, False
     t0 = time.time()
     for epoch in range(cfg.epochs):
         model.train()
-        xtr = normalise(_apply(sp["train"][0], new["train"], manip, S, rng, train=True))
+        xtr = normalise(_apply(sp["train"][0], new["train"], manip, S, rng, train=True)).to(dev)
         perm = rng.permutation(len(xtr))
         for i in range(0, len(perm), cfg.batch_size):
             b = perm[i:i + cfg.batch_size]

@@ -269,11 +269,7 @@ def train_on_features(module, features: np.ndarray, labels: np.ndarray, *, lr: f
         frozen_after = copy.deepcopy(frozen_after)
         for p in frozen_after.parameters():
             p.requires_grad_(False)
-    wrapper = _feature_module(module, frozen_after)
-    # train_loop builds CPU label tensors; return CPU logits so the loss can be computed there
-    if device.type != "cpu":
-        inner_forward = wrapper.forward
-        wrapper.forward = lambda x, mask=None: inner_forward(x, mask).float().cpu()  # type: ignore[method-assign]
+    wrapper = _feature_module(module, frozen_after)  # logits stay on the module's device, as train_loop's labels
     cfg = TrainConfig(lr=lr, epochs=epochs, batch_size=batch_size, patience=epochs + 1, max_grad_norm=None,
                       seed=seed, optimizer=optimizer)
     hist = train_loop(wrapper, encode, keys, np.asarray(labels, dtype=np.int64), cfg,

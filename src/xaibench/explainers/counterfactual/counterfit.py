@@ -35,8 +35,11 @@ def counter_fit(vectors: np.ndarray, synonyms: Sequence[tuple[int, int]], antony
     """Counter-fitted copy of ``vectors`` (rows L2-normalised) given index pairs."""
     import torch
 
+    from ...device import torch_device
+
     torch.manual_seed(seed)
-    v0 = torch.tensor(_normalise(np.asarray(vectors, dtype=np.float32)))
+    dev = torch_device()
+    v0 = torch.tensor(_normalise(np.asarray(vectors, dtype=np.float32)), device=dev)
     # vector-space-preservation pairs: original cosine distance < rho
     vi, vj, vd = [], [], []
     for s in range(0, len(v0), chunk):
@@ -47,12 +50,12 @@ def counter_fit(vectors: np.ndarray, synonyms: Sequence[tuple[int, int]], antony
         vj.append(j[keep])
         vd.append(1 - sims[i[keep], j[keep]])
     vi, vj, vd = torch.cat(vi), torch.cat(vj), torch.cat(vd)
-    syn = torch.tensor(np.asarray(synonyms, dtype=np.int64).reshape(-1, 2))
-    ant = torch.tensor(np.asarray(antonyms, dtype=np.int64).reshape(-1, 2))
+    syn = torch.tensor(np.asarray(synonyms, dtype=np.int64).reshape(-1, 2), device=dev)
+    ant = torch.tensor(np.asarray(antonyms, dtype=np.int64).reshape(-1, 2), device=dev)
     if len(ant) and len(vi):  # an antonym pair is not a neighbourhood to preserve
         n = len(v0)
         bad = set((ant[:, 0] * n + ant[:, 1]).tolist()) | set((ant[:, 1] * n + ant[:, 0]).tolist())
-        keep = torch.tensor([int(k) not in bad for k in (vi * n + vj).tolist()], dtype=torch.bool)
+        keep = torch.tensor([int(k) not in bad for k in (vi * n + vj).tolist()], dtype=torch.bool, device=dev)
         vi, vj, vd = vi[keep], vj[keep], vd[keep]
     v = v0.clone().requires_grad_(True)
     opt = torch.optim.Adam([v], lr=lr)
@@ -62,7 +65,7 @@ def counter_fit(vectors: np.ndarray, synonyms: Sequence[tuple[int, int]], antony
 
     for _ in range(epochs):
         opt.zero_grad()
-        loss = torch.zeros(())
+        loss = torch.zeros((), device=dev)
         if len(ant):
             loss = loss + torch.relu(delta - dist(ant[:, 0], ant[:, 1])).sum()
         if len(syn):
@@ -71,7 +74,7 @@ def counter_fit(vectors: np.ndarray, synonyms: Sequence[tuple[int, int]], antony
             loss = loss + torch.relu(dist(vi, vj) - vd).sum()
         loss.backward()
         opt.step()
-    return _normalise(v.detach().numpy())
+    return _normalise(v.detach().cpu().numpy())
 
 
 @dataclass

@@ -26,11 +26,12 @@ class MLMInfiller:
     def _load(self):
         from transformers import AutoModel, AutoTokenizer
 
+        from ...device import place
         from ...models.transformer import resolve_checkpoint
 
         path = resolve_checkpoint(self.checkpoint)
         self.tok = AutoTokenizer.from_pretrained(path)
-        self.enc = AutoModel.from_pretrained(path).eval()
+        self.enc = place(AutoModel.from_pretrained(path)).eval()
         for p in self.enc.parameters():
             p.requires_grad_(False)
 
@@ -39,15 +40,17 @@ class MLMInfiller:
         import torch
         from torch import nn
 
+        from ...device import place, torch_device
         from ...utils import set_seed
 
         set_seed(self.seed)
         self._load()
+        dev = torch_device()
         d = self.enc.config.hidden_size
-        self.head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.LayerNorm(d))
-        self.label_emb = nn.Embedding(self.n_labels, d)
+        self.head = place(nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.LayerNorm(d)))
+        self.label_emb = place(nn.Embedding(self.n_labels, d))
         nn.init.zeros_(self.label_emb.weight)
-        self.bias = nn.Parameter(torch.zeros(self.enc.config.vocab_size))
+        self.bias = nn.Parameter(torch.zeros(self.enc.config.vocab_size, device=dev))
         gen = torch.Generator().manual_seed(self.seed)
         H, Y, T = [], [], []
         special = torch.tensor(self.tok.all_special_ids)
@@ -60,11 +63,11 @@ class MLMInfiller:
                 m = cand & (torch.rand(ids.shape, generator=gen) < mask_rate)
                 x = ids.clone()
                 x[m] = self.tok.mask_token_id
-                h = self.enc(input_ids=x, attention_mask=enc["attention_mask"]).last_hidden_state
-                H.append(h[m].clone())
+                h = self.enc(input_ids=x.to(dev), attention_mask=enc["attention_mask"].to(dev)).last_hidden_state
+                H.append(h[m.to(dev)].clone())
                 T.append(ids[m])
                 Y.append(torch.tensor(labels[b:b + batch]).repeat_interleave(m.sum(1)))
-        H, Y, T = torch.cat(H), torch.cat(Y), torch.cat(T)
+        H, Y, T = torch.cat(H), torch.cat(Y).to(dev), torch.cat(T).to(dev)
         params = list(self.head.parameters()) + list(self.label_emb.parameters()) + [self.bias]
         opt = torch.optim.Adam(params, lr=2e-3)
         E = self.enc.embeddings.word_embeddings.weight
@@ -90,14 +93,17 @@ class MLMInfiller:
 
         texts = [" ".join(self.tok.mask_token if w == self.MASK else w for w in t) for t in templates]
         enc = self.tok(texts, truncation=True, max_length=self.max_length, padding=True, return_tensors="pt")
+        dev = self.bias.device
+        enc = {k: v.to(dev) for k, v in enc.items()}
         with torch.inference_mode():
             h = self.enc(**enc).last_hidden_state
             m = enc["input_ids"] == self.tok.mask_token_id
-            z = self.head(h[m] + self.label_emb(torch.full((int(m.sum()),), int(label))))
+            z = self.head(h[m] + self.label_emb(torch.full((int(m.sum()),), int(label), device=dev)))
             logits = z @ self.enc.embeddings.word_embeddings.weight.T + self.bias
             logits[:, self.tok.all_special_ids] = -np.inf
             top, idx = logits.topk(self.top_k, dim=-1)
-            p = torch.softmax(top, -1).double().numpy()
+            p = torch.softmax(top, -1).double().cpu().numpy()
+            idx = idx.cpu()
         picks = [self.tok.convert_ids_to_tokens(int(idx[r, rng.choice(self.top_k, p=p[r] / p[r].sum())]))
                  for r in range(len(p))]
         out, k = [], 0

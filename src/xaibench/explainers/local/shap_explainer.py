@@ -55,7 +55,7 @@ class ShapPartition(BaseLocalExplainer):
         def f(X: np.ndarray) -> np.ndarray:
             X = np.asarray(X)
             ids = base_ids.unsqueeze(0).repeat(len(X), 1)
-            ids[:, torch.as_tensor(pos)] = torch.as_tensor(X.astype(np.int64))
+            ids[:, torch.as_tensor(pos)] = torch.as_tensor(X.astype(np.int64), device=ids.device)
             mask = mask_row.unsqueeze(0).repeat(len(X), 1)
             with torch.inference_mode():
                 return model.logits_from_ids(ids, mask).float().cpu().numpy()
@@ -64,7 +64,7 @@ class ShapPartition(BaseLocalExplainer):
             model.n_forward += len(X)
             return f(X)
 
-        x = ids_row[torch.as_tensor(pos)].numpy().astype(np.float64)[None, :] if M else np.zeros((1, 0))
+        x = ids_row[torch.as_tensor(pos)].detach().cpu().numpy().astype(np.float64)[None, :] if M else np.zeros((1, 0))
         masked = np.full_like(x, float(mid))
         if M == 0:
             return Attribution(text, [], np.zeros(0), tgt, meta={"method": self.name})

@@ -154,7 +154,7 @@ class DecisionTreeExplainer(BaseLocalExplainer):
             model.n_forward += len(chunk)
             keep = explained_positions(model, ids, mask)
             with torch.inference_mode():
-                maps = [m.cpu().numpy() for m in model.module.feature_maps(ids, mask)]
+                maps = [m.detach().cpu().numpy() for m in model.module.feature_maps(ids, mask)]
             n = keep.sum(1)
             phis.append(np.concatenate([m.max(axis=2) for m in maps], axis=1))
             per_text = np.zeros((len(chunk), sum(m.shape[1] for m in maps), 2), dtype=int)
@@ -194,9 +194,12 @@ class DecisionTreeExplainer(BaseLocalExplainer):
         if self.mode_ == "filters":
             import torch
 
+            from ...device import module_device
+
             X = self._cnn_features(texts)[0]
             with torch.inference_mode():
-                logits = model.head(torch.as_tensor(X, dtype=torch.float32)).numpy()
+                phi = torch.as_tensor(X, dtype=torch.float32, device=module_device(model.head))
+                logits = model.head(phi).detach().cpu().numpy()
             corr = np.zeros((X.shape[1], logits.shape[1]))
             for k in range(X.shape[1]):
                 for c in range(logits.shape[1]):
