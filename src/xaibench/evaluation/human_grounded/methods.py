@@ -57,7 +57,8 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
     """A fitted explainer for a method name: a paper name (``lrp_n``, ``dt``, ...) or the registry
     name of any explainer in :func:`scorable_methods`.  Every explainer is fitted with the model's
     training texts (only those that need data, the decision trees, use them)."""
-    from ...explainers.local import make_explainer
+    from ...explainers.local import LOCAL_EXPLAINERS
+    from ..protocol import make_with
 
     known = scorable_methods()
     if method not in known:
@@ -66,7 +67,8 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
     kw: dict[str, Any] = {"seed": seed}
     if name == "lime":
         kw["num_samples"] = int(lime_samples)
-    return make_explainer(name, **kw).fit(model, list(fit_texts))
+    # a registered explainer need not take seed / num_samples: only what it accepts is passed
+    return make_with(LOCAL_EXPLAINERS[name], **kw).fit(model, list(fit_texts))
 
 
 def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_texts: Sequence[str],
