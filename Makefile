@@ -17,6 +17,10 @@ INCLUSIVE_SEEDS ?= 42
 TASKS ?= binary ternary 5-way
 #: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
+#: EXPLAINERS -- explainers scored beside each paper's own (notebooks 20, 21, 30): empty = the papers' lists, all = every registered explainer that applies, or registered names
+EXPLAINERS ?=
+#: SCORECARD_SEEDS -- seeds of the explainers the scorecard scores itself (notebook 30; stored results keep their own)
+SCORECARD_SEEDS ?= 42 43 44
 #: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda | cuda:N
 export XAIBENCH_DEVICE ?= auto
 #: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
@@ -68,6 +72,7 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 	+@if test -x $(PY); then $(PY) -m xaibench.reports check PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
+	EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' \
 	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)'; \
 	else echo "parameters are checked once $(VENV) exists (make env)"; fi
 
@@ -126,7 +131,8 @@ foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 
 $(REPORTS)/10_concept_explainers.ipynb: $(TRAIN_REPORTS)
 $(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS)
 NB_PARAMS_10_concept_explainers = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
-NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
+NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL) \
+	$(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 .PHONY: cebab human
 cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipynb ## CEBaB paper: concept explainers, Tables 4 and 10, Figures 2, 10-12
 
@@ -134,7 +140,7 @@ cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipy
 # (the first of SEEDS): a seed costs a whole run of 21, most of it explaining the questions with LIME.
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
 NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS))
-NB_PARAMS_21_human_grounded_evaluation = -p seed $(firstword $(SEEDS))
+NB_PARAMS_21_human_grounded_evaluation = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
 # Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)
@@ -161,6 +167,12 @@ NB_PARAMS_12_counterfactual_editors =
 NB_PARAMS_22_counterfactual_feedback = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF_NEWSGROUPS)
 .PHONY: cf-feedback
 cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
+
+# The scorecard (notebook 30): every registered explainer x every protocol that applies.  It reuses
+# what the paper notebooks stored and scores only the rest, so it does not depend on them.
+NB_PARAMS_30_scorecard = -p seeds "$(SCORECARD_SEEDS)" -p explainers "$(or $(strip $(EXPLAINERS)),all)"
+.PHONY: scorecard
+scorecard: $(REPORTS)/30_scorecard.ipynb ## every registered explainer x every protocol that applies: scores, ranks, rank agreement (figures/tables/scorecard_*)
 
 .PHONY: all quick
 all: foundation cebab human cf-feedback faithfulness attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)

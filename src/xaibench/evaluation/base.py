@@ -84,7 +84,9 @@ class Protocol:
     def applicable_specs(self) -> list[Any]:
         """Every registered explainer it applies to, one per name (the first family in ``families`` wins)."""
         from .. import registry
+        from .protocol import load_builtins
 
+        load_builtins()  # the built-in explainers register when their packages are imported
         specs = [s for s in registry.explainer_specs() if self.applies_to(s)]
         order = {f: i for i, f in enumerate(self.families)}
         out: dict[str, Any] = {}
@@ -107,6 +109,23 @@ class Protocol:
             raise ValueError(f"explainers={bad!r}: protocol {self.name!r} cannot score them; it scores "
                              f"{known} (or 'paper' / 'all')")
         return list(dict.fromkeys(names))
+
+    def run_list(self, explainers: Any = "") -> list[str]:
+        """The explainers a paper notebook runs for its ``explainers`` parameter (Make's ``EXPLAINERS``):
+        empty or ``"paper"`` -> the paper's list; ``"all"`` -> every applicable registered explainer
+        (the paper's first); names -> the paper's methods among them (all of the paper's when none is
+        named: its tables keep them), then the named others it can score.  Registered names it cannot
+        score (e.g. a concept explainer for an attribution protocol) are left to their own protocols."""
+        from ..config import check_explainer_list
+
+        words = [w for w in check_explainer_list(explainers, "explainers") if w != "paper"]
+        if words == ["all"]:
+            return self.explainer_names("all")
+        known = [s.name for s in self.applicable_specs()]
+        paper = [n for n in self.paper_explainers if n in known]
+        named_paper = [w for w in dict.fromkeys(words) if w in paper]
+        extra = [w for w in dict.fromkeys(words) if w in known and w not in paper]
+        return (named_paper or paper) + extra
 
     def is_paper(self, explainer: str) -> bool:
         return explainer in self.paper_explainers
