@@ -24,6 +24,8 @@ SCORECARD_SEEDS ?= 42 43 44
 #: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda | cuda:N
 export XAIBENCH_DEVICE ?= auto
 #: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
+#: XAIBENCH_PLUGINS -- modules or .py files that register your explainers or protocols (docs/extending.md), imported by every notebook
+export XAIBENCH_PLUGINS := $(foreach p,$(XAIBENCH_PLUGINS),$(if $(filter %.py,$(p)),$(abspath $(p)),$(p)))
 #: XAIBENCH_PROGRESS -- progress display: auto (unset: a bar in a terminal, a few text lines in a notebook) | bar | text | off
 #: XAIBENCH_DATA_MIRROR -- local folder mirroring the raw data (unset: ../shared/data when it exists; empty: download)
 #: PYTHON -- interpreter that creates .venv (Python 3.11)
@@ -72,7 +74,7 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 	+@if test -x $(PY); then $(PY) -m xaibench.reports check PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
-	EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' \
+	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' \
 	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)'; \
 	else echo "parameters are checked once $(VENV) exists (make env)"; fi
 

@@ -18,6 +18,9 @@ from xaibench.explainers.base import Attribution, ConceptExplainer, LocalExplain
 
 @pytest.fixture
 def clean_registry():
+    from xaibench.evaluation.protocol import load_builtins
+
+    load_builtins()  # the built-ins are part of the state the test starts from and ends with
     before_e, before_p = dict(registry._EXPLAINERS), dict(registry._PROTOCOLS)
     yield
     registry._EXPLAINERS.clear(), registry._EXPLAINERS.update(before_e)

@@ -23,6 +23,9 @@ class AllOnes(LocalExplainer):
 
 @pytest.fixture
 def clean_registry():
+    from xaibench.evaluation.protocol import load_builtins
+
+    load_builtins()  # the built-ins are part of the state the test starts from and ends with
     before_e, before_p = dict(registry._EXPLAINERS), dict(registry._PROTOCOLS)
     loaded = dict(registry._ENTRY_POINTS_LOADED)
     yield

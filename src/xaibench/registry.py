@@ -24,6 +24,12 @@ An installed package registers its explainers through the entry-point group
 
 and its protocols through ``xaibench.protocols`` (a protocol object, or a function registering one).
 
+Modules that are not installed -- a file of your own -- are imported on the first look-up when named
+in the environment variable ``XAIBENCH_PLUGINS`` (module names or ``.py`` paths, separated by
+spaces), which ``make`` passes to every notebook::
+
+    make scorecard XAIBENCH_PLUGINS=docs/examples/occlusion.py
+
 A family groups explainers that take the same ``fit`` arguments: ``local`` (text attribution,
 ``fit(model, train_texts)``), ``feature`` (Ge et al.'s explainers of an embedding LR over id rows),
 ``concept`` (``fit(model, fit_rows)``) and ``counterfactual`` (editors).  Names are unique within a
@@ -72,6 +78,9 @@ class ExplainerSpec:
 _EXPLAINERS: dict[tuple[str, str], ExplainerSpec] = {}
 _PROTOCOLS: dict[str, Any] = {}
 _ENTRY_POINTS_LOADED = {EXPLAINER_GROUP: False, PROTOCOL_GROUP: False}
+#: environment variable naming plug-in modules or files, imported on the first look-up
+PLUGINS_ENV = "XAIBENCH_PLUGINS"
+_PLUGINS_LOADED: set[str] = set()
 
 
 def _check_choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
@@ -164,6 +173,41 @@ def _load_entry_points(group: str) -> None:
                           f"registered: {type(err).__name__}: {err}", stacklevel=2)
 
 
+def load_plugins(value: str | None = None) -> list[str]:
+    """Import the modules / ``.py`` files named in ``value`` (default: ``$XAIBENCH_PLUGINS``), each once;
+    returns what was imported now.  A name that cannot be imported raises a ``ValueError`` naming it."""
+    import importlib
+    import importlib.util
+    import os
+    import sys
+    from pathlib import Path
+
+    text = os.environ.get(PLUGINS_ENV, "") if value is None else value
+    done = []
+    for item in text.split():
+        if item in _PLUGINS_LOADED:
+            continue
+        _PLUGINS_LOADED.add(item)
+        try:
+            if item.endswith(".py"):
+                path = Path(item).expanduser().resolve()
+                if not path.is_file():
+                    raise FileNotFoundError(f"no file {path}")
+                name = f"xaibench_plugin_{path.stem}"
+                spec = importlib.util.spec_from_file_location(name, path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module
+                spec.loader.exec_module(module)
+            else:
+                importlib.import_module(item)
+        except Exception as err:
+            _PLUGINS_LOADED.discard(item)
+            raise ValueError(f"{PLUGINS_ENV}={text!r}: {item!r} could not be imported ({type(err).__name__}: "
+                             f"{err}); name importable modules or existing .py files, separated by spaces") from err
+        done.append(item)
+    return done
+
+
 def reload_entry_points() -> None:
     """Read the entry-point groups again on the next look-up (after installing a package)."""
     for g in _ENTRY_POINTS_LOADED:
@@ -173,6 +217,7 @@ def reload_entry_points() -> None:
 def explainer_specs(output: str | None = None, family: str | None = None) -> list[ExplainerSpec]:
     """Every registered explainer (registration order), optionally of one output type / family."""
     _load_entry_points(EXPLAINER_GROUP)
+    load_plugins()
     if output is not None:
         _check_choice(output, OUTPUTS, "output")
     if family is not None:
@@ -247,9 +292,10 @@ def unregister_protocol(name: str) -> None:
 def protocols() -> dict[str, Any]:
     """``{name: protocol}`` of every registered protocol (registration order)."""
     _load_entry_points(PROTOCOL_GROUP)
+    load_plugins()
     return dict(_PROTOCOLS)
 
 
 __all__ = ["OUTPUTS", "FAMILIES", "DEFAULT_FAMILY", "EXPLAINER_GROUP", "PROTOCOL_GROUP", "ExplainerSpec",
            "register_explainer", "unregister_explainer", "explainer_specs", "explainer_spec", "FamilyView", "view",
-           "reload_entry_points", "register_protocol", "unregister_protocol", "protocols"]
+           "reload_entry_points", "load_plugins", "PLUGINS_ENV", "register_protocol", "unregister_protocol", "protocols"]

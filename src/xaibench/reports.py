@@ -378,7 +378,7 @@ def _now_ns() -> int:
 
 #: the Make parameters :func:`check_make_params` knows
 MAKE_PARAMS = ("PROFILE", "SEEDS", "INCLUSIVE_SEEDS", "ATTR_GT_SEEDS", "MODEL", "MODELS", "ABSA_MODEL", "TASKS",
-               "CF_IMDB", "CF_NEWSGROUPS", "EXPLAINERS", "SCORECARD_SEEDS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS")
+               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_PLUGINS", "EXPLAINERS", "SCORECARD_SEEDS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS")
 
 
 def check_make_param(name: str, value: str) -> None:
@@ -405,6 +405,10 @@ def check_make_param(name: str, value: str) -> None:
         check_tasks(value, name)
     elif name in ("CF_IMDB", "CF_NEWSGROUPS"):
         positive_int(value, name)
+    elif name == "XAIBENCH_PLUGINS":
+        from .registry import load_plugins
+
+        load_plugins(value)
     elif name == "EXPLAINERS":
         from .config import check_explainer_list
         from .evaluation.protocol import load_builtins

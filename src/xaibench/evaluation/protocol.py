@@ -41,7 +41,10 @@ BUILTIN_MODULES = (
 def load_builtins() -> dict[str, Any]:
     """Import every built-in explainer and protocol (registering them); returns the protocols."""
     for m in BUILTIN_MODULES:
-        importlib.import_module(m)
+        module = importlib.import_module(m)
+        proto = getattr(module, "PROTOCOL", None)
+        if proto is not None and registry.protocols().get(proto.name) is not proto:
+            registry.register_protocol(proto, replace=True)  # unregistered since its import: back
     return registry.protocols()
 
 
