@@ -17,7 +17,7 @@ INCLUSIVE_SEEDS ?= 42
 TASKS ?= binary ternary 5-way
 #: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
-#: EXPLAINERS -- explainers scored beside each paper's own (notebooks 20, 21, 30): empty = the papers' lists, all = every registered explainer that applies, or registered names
+#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 21, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
 EXPLAINERS ?=
 #: SCORECARD_SEEDS -- seeds of the explainers the scorecard scores itself (notebook 30; stored results keep their own)
 SCORECARD_SEEDS ?= 42 43 44
@@ -133,8 +133,7 @@ foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 
 $(REPORTS)/10_concept_explainers.ipynb: $(TRAIN_REPORTS)
 $(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS)
 NB_PARAMS_10_concept_explainers = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
-NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL) \
-	$(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
+NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
 .PHONY: cebab human
 cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipynb ## CEBaB paper: concept explainers, Tables 4 and 10, Figures 2, 10-12
 
@@ -177,7 +176,7 @@ NB_PARAMS_30_scorecard = -p seeds "$(SCORECARD_SEEDS)" -p explainers "$(or $(str
 scorecard: $(REPORTS)/30_scorecard.ipynb ## every registered explainer x every protocol that applies: scores, ranks, rank agreement (figures/tables/scorecard_*)
 
 .PHONY: all quick
-all: foundation cebab human cf-feedback faithfulness attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human cf-feedback faithfulness attribution-gt scorecard ## set up the environment, fetch data, run every notebook (PROFILE=full)
 	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42

@@ -1,5 +1,5 @@
 """Explainer lists are parameters: Make's EXPLAINERS (checked by `xaibench.reports check`), the
-``explainers`` parameter of notebooks 20 and 21 (Protocol.run_list) and the scorecard."""
+``explainers`` parameter of notebook 21 (Protocol.run_list) and the scorecard."""
 from __future__ import annotations
 
 import pytest
@@ -38,10 +38,10 @@ def test_notebook_21_methods_keep_the_paper_list_and_add_others():
     assert hg.table_label("lrp_n") == "LRP (N)" and hg.table_label("shap") == "shap (added)"
 
 
-def test_notebook_20_explainers_through_the_cebab_protocol():
+def test_run_list_of_the_cebab_protocol():
     from xaibench.evaluation.cebab.protocol import PROTOCOL
     from xaibench.evaluation.cebab.runner import EXPLAINERS
 
-    assert PROTOCOL.run_list(" ".join(EXPLAINERS)) == list(EXPLAINERS)   # notebook 20's default
+    assert PROTOCOL.run_list(" ".join(EXPLAINERS)) == list(EXPLAINERS)   # the paper's list
     assert PROTOCOL.run_list("random approx") == ["random", "approx"]
     assert PROTOCOL.run_list("lime") == list(EXPLAINERS) and PROTOCOL.run_list("all")[:8] == list(EXPLAINERS)
