@@ -25,7 +25,9 @@ SCORECARD_SEEDS ?= 42 43 44
 export XAIBENCH_DEVICE ?= auto
 #: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
 #: XAIBENCH_PLUGINS -- modules or .py files that register your explainers or protocols (docs/extending.md), imported by every notebook
-export XAIBENCH_PLUGINS := $(foreach p,$(XAIBENCH_PLUGINS),$(if $(filter %.py,$(p)),$(abspath $(p)),$(p)))
+# (.py paths made absolute: the notebooks run in notebooks/)
+override XAIBENCH_PLUGINS := $(foreach p,$(XAIBENCH_PLUGINS),$(if $(filter %.py,$(p)),$(abspath $(p)),$(p)))
+export XAIBENCH_PLUGINS
 #: XAIBENCH_PROGRESS -- progress display: auto (unset: a bar in a terminal, a few text lines in a notebook) | bar | text | off
 #: XAIBENCH_DATA_MIRROR -- local folder mirroring the raw data (unset: ../shared/data when it exists; empty: download)
 #: PYTHON -- interpreter that creates .venv (Python 3.11)

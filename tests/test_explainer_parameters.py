@@ -45,3 +45,31 @@ def test_run_list_of_the_cebab_protocol():
     assert PROTOCOL.run_list(" ".join(EXPLAINERS)) == list(EXPLAINERS)   # the paper's list
     assert PROTOCOL.run_list("random approx") == ["random", "approx"]
     assert PROTOCOL.run_list("lime") == list(EXPLAINERS) and PROTOCOL.run_list("all")[:8] == list(EXPLAINERS)
+
+
+def _papermill_params(*args: str) -> dict[str, dict[str, str]]:
+    """``{notebook stem: {parameter: value}}`` of the papermill lines ``make -n -B ARGS`` prints."""
+    import shlex
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(["make", "--no-print-directory", "-n", "-B", *args], cwd=root, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    params = {}
+    for line in out.stdout.splitlines():
+        if " -m papermill " in line:
+            cmd = shlex.split(line)
+            nb = Path(next(a for a in cmd if a.startswith("notebooks/"))).stem
+            params[nb] = {cmd[i + 1]: cmd[i + 2] for i, a in enumerate(cmd) if a == "-p"}
+    return params
+
+
+def test_make_passes_explainers_only_where_asked():
+    default = _papermill_params("human", "scorecard", "PROFILE=quick")
+    assert "explainers" not in default["21_human_grounded_evaluation"]   # the recorded reports stay current
+    assert default["30_scorecard"]["explainers"] == "all"
+    given = _papermill_params("human", "scorecard", "PROFILE=quick", "EXPLAINERS=lime shap")
+    assert given["21_human_grounded_evaluation"]["explainers"] == "lime shap"
+    assert given["30_scorecard"]["explainers"] == "lime shap"
