@@ -19,7 +19,7 @@ TASKS ?= binary ternary 5-way
 ABSA_MODEL ?= minilm
 #: EXPLAINERS -- explainers scored beside the paper's own (notebooks 21, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
 EXPLAINERS ?=
-#: SCORECARD_SEEDS -- seeds of the explainers the scorecard scores itself (notebook 30; stored results keep their own)
+#: SCORECARD_SEEDS -- seeds of the scorecard (notebook 30) for protocols with no stored results (else the stored results' seeds)
 SCORECARD_SEEDS ?= 42 43 44
 #: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda | cuda:N
 export XAIBENCH_DEVICE ?= auto

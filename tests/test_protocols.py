@@ -112,3 +112,23 @@ def test_a_toy_explainer_is_scored_by_every_applicable_protocol_in_the_quick_pro
         rows = p.score(["toy_len_b"], profile="quick", seeds=[42])
         assert len(rows) and set(rows["explainer"]) == {"toy_len_b"}, p.name
         assert rows["value"].notna().all() and set(rows["metric"]) <= set(p.metrics), p.name
+
+
+def test_stored_rows_are_the_committed_tables(monkeypatch):
+    """The scorecard reuses what notebooks 21 and 24 stored: the human-grounded column A of every
+    task, and the explainer rows of the text Attr% table, value for value."""
+    monkeypatch.setenv("XAIBENCH_PROFILE", "full")
+    from xaibench import paths
+
+    ps = load_builtins()
+    hg = ps["human_grounded"].stored("full")
+    table = pd.read_csv(paths.tables_dir() / "human_grounded_tasks.csv")
+    a = table[(table.metric == "avg_score") & (table.subset == "all")]
+    assert len(hg) == len(a) == 9 * 3 * 2 and set(hg["seed"]) == {42}
+    lrp = hg[(hg.explainer == "lrp_ngrams") & (hg.metric == "task_2") & (hg.dataset == "amazon")]["value"]
+    assert lrp.item() == pytest.approx(a[(a.method == "lrp_n") & (a.task == "task_2") & (a.dataset == "amazon")]["ours"].item())
+    gt = ps["attribution_gt"].stored("full")
+    att = pd.read_csv(paths.tables_dir() / "attribution_gt_attention.csv")
+    corr = att[(att.region == "corr") & (att.dataset == "article") & (att.method != "attention")]
+    assert dict(zip(gt.explainer, gt.value)) == pytest.approx(dict(zip(corr.method, corr.ours)))
+    assert (gt["metric"] == "attr_pct").all() and not gt["lower_is_better"].any()

@@ -57,3 +57,35 @@ def test_bad_agreement_arguments_name_the_parameter():
     rows = pd.DataFrame(_rows("p", {"a": [1]}))
     with pytest.raises(ValueError, match="level=1.5"):
         sc.agreement_matrix(rows, level=1.5)
+
+
+def test_collect_scores_the_other_explainers_on_the_stored_seeds(monkeypatch):
+    """Stored rows are reused; the explainers they lack are scored on their seeds (not the asked ones),
+    so every unit ranks every explainer."""
+    from xaibench.evaluation.base import Metric, Protocol
+
+    calls = []
+
+    class P(Protocol):
+        name, paper, accepts, datasets = "p_test", "toy", ("attribution",), ("d",)
+        metrics = {"m": Metric("m", False)}
+        paper_explainers = ("random_words", "lime")
+
+        def stored(self, profile="full"):
+            return self.tidy(pd.DataFrame([{"metric": "m", "explainer": "random_words", "model": "x", "dataset": "d",
+                                            "seed": 7, "value": 0.5}]))
+
+        def _score(self, names, profile, seeds):
+            calls.append((tuple(names), tuple(seeds)))
+            return pd.DataFrame([{"metric": "m", "explainer": n, "model": "x", "dataset": "d", "seed": s, "value": 1.0}
+                                 for n in names for s in seeds])
+
+    from xaibench import registry
+    from xaibench.evaluation.protocol import load_builtins
+
+    load_builtins()
+    monkeypatch.setitem(registry._PROTOCOLS, "p_test", P())
+    rows = sc.collect(["random_words", "lime"], profile="quick", seeds=[42, 43], protocols=["p_test"])
+    assert calls == [(("lime",), (7,))]
+    assert dict(zip(rows.explainer, rows.source)) == {"random_words": "stored", "lime": "computed"}
+    assert set(rows.seed) == {7} and rows.set_index("explainer")["paper"].to_dict() == {"random_words": True, "lime": True}

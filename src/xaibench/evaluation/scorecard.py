@@ -9,7 +9,8 @@
 
 Stored results come first: a protocol's :meth:`~xaibench.evaluation.base.Protocol.stored` rows (what
 its paper notebook already computed) are reused for the explainers they cover, and only the other
-explainers are scored.  A protocol that cannot run (data or models missing) is reported in
+explainers are scored -- on the seeds of the stored rows, so that each unit ranks every explainer
+(``seeds`` apply to the protocols with nothing stored).  A protocol that cannot run (data or models missing) is reported in
 ``rows.attrs["skipped"]``, never silently dropped.
 
 Ranks: within each protocol, every *unit* -- one (metric, model, dataset, seed) with a ranked metric
@@ -61,7 +62,9 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
             stored = p.stored(profile) if reuse else pd.DataFrame(columns=list(ROW_COLUMNS))
             stored = stored[stored["explainer"].isin(wanted)].assign(source="stored")
             todo = [n for n in wanted if n not in set(stored["explainer"])]
-            computed = p.score(todo, profile=profile, seeds=seeds).assign(source="computed") if todo else None
+            # the others are scored on the seeds of the stored rows, so that every unit ranks them all
+            run_seeds = sorted(set(stored["seed"].astype(int))) if len(stored) else list(seeds)
+            computed = p.score(todo, profile=profile, seeds=run_seeds).assign(source="computed") if todo else None
             got = pd.concat([f for f in (stored, computed) if f is not None and len(f)], ignore_index=True) \
                 if len(stored) or (computed is not None and len(computed)) else None
             if got is None or not len(got):

@@ -52,8 +52,12 @@ class CebabProtocol(Protocol):
         return self._per_seed(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame())
 
     def stored(self, profile: str = "full") -> pd.DataFrame:
+        """The per-pair results notebooks 10/20 stored for this profile, every seed found on disk."""
         names = [s.name for s in self.applicable_specs()]
-        return self.tidy(self._per_seed(runner.load_results(list(MODELS), [TASK], range(40, 50), names)))
+        seeds = sorted({int(p.name[4:]) for m in MODELS
+                        for p in runner.result_path(m, TASK, 0, "random").parent.parent.glob("seed*")
+                        if p.name[4:].isdigit()})
+        return self.tidy(self._per_seed(runner.load_results(list(MODELS), [TASK], seeds, names)))
 
 
 PROTOCOL = registry.register_protocol(CebabProtocol(), replace=True)
