@@ -17,9 +17,17 @@ INCLUSIVE_SEEDS ?= 42
 TASKS ?= binary ternary 5-way
 #: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
+#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 21, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
+EXPLAINERS ?=
+#: SCORECARD_SEEDS -- seeds of the scorecard (notebook 30) for protocols with no stored results (else the stored results' seeds)
+SCORECARD_SEEDS ?= 42 43 44
 #: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda | cuda:N
 export XAIBENCH_DEVICE ?= auto
 #: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
+#: XAIBENCH_PLUGINS -- modules or .py files that register your explainers or protocols (docs/extending.md), imported by every notebook
+# (.py paths made absolute: the notebooks run in notebooks/)
+override XAIBENCH_PLUGINS := $(foreach p,$(XAIBENCH_PLUGINS),$(if $(filter %.py,$(p)),$(abspath $(p)),$(p)))
+export XAIBENCH_PLUGINS
 #: XAIBENCH_PROGRESS -- progress display: auto (unset: a bar in a terminal, a few text lines in a notebook) | bar | text | off
 #: XAIBENCH_DATA_MIRROR -- local folder mirroring the raw data (unset: ../shared/data when it exists; empty: download)
 #: PYTHON -- interpreter that creates .venv (Python 3.11)
@@ -68,6 +76,7 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 	+@if test -x $(PY); then $(PY) -m xaibench.reports check PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
+	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' \
 	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)'; \
 	else echo "parameters are checked once $(VENV) exists (make env)"; fi
 
@@ -134,7 +143,7 @@ cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipy
 # (the first of SEEDS): a seed costs a whole run of 21, most of it explaining the questions with LIME.
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
 NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS))
-NB_PARAMS_21_human_grounded_evaluation = -p seed $(firstword $(SEEDS))
+NB_PARAMS_21_human_grounded_evaluation = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
 # Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)
@@ -162,8 +171,14 @@ NB_PARAMS_22_counterfactual_feedback = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF
 .PHONY: cf-feedback
 cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
 
+# The scorecard (notebook 30): every registered explainer x every protocol that applies.  It reuses
+# what the paper notebooks stored and scores only the rest, so it does not depend on them.
+NB_PARAMS_30_scorecard = -p seeds "$(SCORECARD_SEEDS)" -p explainers "$(or $(strip $(EXPLAINERS)),all)"
+.PHONY: scorecard
+scorecard: $(REPORTS)/30_scorecard.ipynb ## every registered explainer x every protocol that applies: scores, ranks, rank agreement (figures/tables/scorecard_*)
+
 .PHONY: all quick
-all: foundation cebab human cf-feedback faithfulness attribution-gt ## set up the environment, fetch data, run every notebook (PROFILE=full)
+all: foundation cebab human cf-feedback faithfulness attribution-gt scorecard ## set up the environment, fetch data, run every notebook (PROFILE=full)
 	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
 	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42

@@ -137,6 +137,25 @@ def check_profile(value: Any, name: str = "PROFILE", allowed: tuple[str, ...] = 
     return str(value)
 
 
+def check_explainer_list(value: Any, name: str = "EXPLAINERS") -> list[str]:
+    """The words of an explainer list: empty (the paper's methods), ``all`` (every registered explainer
+    that applies) or registry names separated by spaces.  Checks the spelling only; which names are
+    registered is checked by ``python -m xaibench.reports check`` and by each protocol."""
+    import re
+
+    text = "" if value is None else str(value)
+    words = text.split()
+    if "," in text:
+        raise ValueError(f"{name}={value!r}: separate the explainers by spaces, e.g. {name}=\"lime shap\"")
+    bad = [w for w in words if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", w)]
+    if bad:
+        raise ValueError(f"{name}={value!r}: {bad} are not explainer names (letters, digits, _ . -); "
+                         "use empty (the paper's methods), 'all', or registered names")
+    if "all" in words and len(words) > 1:
+        raise ValueError(f"{name}={value!r}: 'all' stands alone (every registered explainer that applies)")
+    return words
+
+
 #: notebook parameters (as papermill injects them) checked by :func:`check_notebook_parameters`:
 #: parameter -> (Make variable(s) that set it, check)
 NOTEBOOK_PARAMETERS = {
@@ -144,6 +163,7 @@ NOTEBOOK_PARAMETERS = {
     "seed": ("SEEDS (its first seed)", parse_seeds),
     "n_imdb": ("CF_IMDB", positive_int),
     "n_newsgroups": ("CF_NEWSGROUPS", positive_int),
+    "explainers": ("EXPLAINERS", check_explainer_list),
 }
 
 

@@ -378,7 +378,7 @@ def _now_ns() -> int:
 
 #: the Make parameters :func:`check_make_params` knows
 MAKE_PARAMS = ("PROFILE", "SEEDS", "INCLUSIVE_SEEDS", "ATTR_GT_SEEDS", "MODEL", "MODELS", "ABSA_MODEL", "TASKS",
-               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS")
+               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_PLUGINS", "EXPLAINERS", "SCORECARD_SEEDS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS")
 
 
 def check_make_param(name: str, value: str) -> None:
@@ -405,6 +405,22 @@ def check_make_param(name: str, value: str) -> None:
         check_tasks(value, name)
     elif name in ("CF_IMDB", "CF_NEWSGROUPS"):
         positive_int(value, name)
+    elif name == "XAIBENCH_PLUGINS":
+        from .registry import load_plugins
+
+        load_plugins(value)
+    elif name == "EXPLAINERS":
+        from .config import check_explainer_list
+        from .evaluation.protocol import load_builtins
+        from .registry import explainer_specs
+
+        words = check_explainer_list(value, name)
+        load_builtins()
+        known = list(dict.fromkeys(s.name for s in explainer_specs()))
+        unknown = [w for w in words if w not in ("all", "paper") and w not in known]
+        if unknown:
+            raise ValueError(f"{name}={value!r}: {unknown} are not registered explainers; use empty (the papers' "
+                             f"methods), 'all', or names from {known}")
     elif name == "XAIBENCH_DEVICE":
         check_device(value)
     elif name == "XAIBENCH_THREADS":

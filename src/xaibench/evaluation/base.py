@@ -41,3 +41,134 @@ def metric_lookup(metrics: dict[str, Metric], name: str) -> Metric:
     if name not in metrics:
         raise KeyError(f"unknown metric {name!r}; choose from {sorted(metrics)}")
     return metrics[name]
+
+
+# ---- the one protocol interface -----------------------------------------------------------------
+#: the columns of every protocol's tidy score rows
+ROW_COLUMNS = ("protocol", "metric", "lower_is_better", "explainer", "model", "dataset", "seed", "value")
+
+
+class Protocol:
+    """An evaluation protocol: which explainers it can score and how.
+
+    A subclass sets ``name``, ``paper``, ``accepts`` (the explainer output types it scores, see
+    :data:`xaibench.registry.OUTPUTS`), ``families`` (the registry families whose ``fit`` arguments it
+    supplies; empty: every family of an accepted output), ``models`` (the model kinds it explains: an
+    explainer restricted to other kinds does not apply), ``datasets``, ``metrics`` (name ->
+    :class:`Metric`, each with its direction) and ``paper_explainers`` (the paper's own list), and
+    implements ``_score(names, profile, seeds)`` -> tidy rows (:data:`ROW_COLUMNS`).
+    ``stored(profile)`` returns the rows the paper's notebook already stored (default: none), so
+    that nothing stored is recomputed.
+
+    The explainers it scores are never listed in the protocol: :meth:`explainer_names` asks the
+    registry (:mod:`xaibench.registry`), so a newly registered explainer is scored without editing it.
+    """
+
+    name: str = ""
+    paper: str = ""
+    accepts: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    datasets: tuple[str, ...] = ()
+    metrics: dict[str, Metric] = {}
+    paper_explainers: tuple[str, ...] = ()
+    #: the profiles it can score
+    profiles: tuple[str, ...] = ("full", "quick")
+
+    def applies_to(self, spec: Any) -> bool:
+        """Whether the registered explainer ``spec`` (:class:`xaibench.registry.ExplainerSpec`) can be scored."""
+        if spec.output not in self.accepts or (self.families and spec.family not in self.families):
+            return False
+        return not spec.models or not self.models or bool(set(spec.models) & set(self.models))
+
+    def applicable_specs(self) -> list[Any]:
+        """Every registered explainer it applies to, one per name (the first family in ``families`` wins)."""
+        from .. import registry
+        from .protocol import load_builtins
+
+        load_builtins()  # the built-in explainers register when their packages are imported
+        specs = [s for s in registry.explainer_specs() if self.applies_to(s)]
+        order = {f: i for i, f in enumerate(self.families)}
+        out: dict[str, Any] = {}
+        for s in sorted(specs, key=lambda s: order.get(s.family, len(order))):
+            out.setdefault(s.name, s)
+        return list(out.values())
+
+    def explainer_names(self, explainers: Any = None) -> list[str]:
+        """The names it scores for ``explainers``: ``None``/``"paper"`` -> the paper's list,
+        ``"all"`` -> every applicable registered explainer (paper's first), or a list of names (each
+        must be registered and applicable; a name the protocol does not apply to is refused)."""
+        known = [s.name for s in self.applicable_specs()]
+        if explainers is None or (isinstance(explainers, str) and explainers in ("", "paper")):
+            return [n for n in self.paper_explainers if n in known]
+        if isinstance(explainers, str) and explainers == "all":
+            return [n for n in self.paper_explainers if n in known] + [n for n in known if n not in self.paper_explainers]
+        names = explainers.split() if isinstance(explainers, str) else list(explainers)
+        bad = [n for n in names if n not in known]
+        if bad:
+            raise ValueError(f"explainers={bad!r}: protocol {self.name!r} cannot score them; it scores "
+                             f"{known} (or 'paper' / 'all')")
+        return list(dict.fromkeys(names))
+
+    def run_list(self, explainers: Any = "") -> list[str]:
+        """The explainers a paper notebook runs for its ``explainers`` parameter (Make's ``EXPLAINERS``):
+        empty or ``"paper"`` -> the paper's list; ``"all"`` -> every applicable registered explainer
+        (the paper's first); names -> the paper's methods among them (all of the paper's when none is
+        named: its tables keep them), then the named others it can score.  Registered names it cannot
+        score (e.g. a concept explainer for an attribution protocol) are left to their own protocols."""
+        from ..config import check_explainer_list
+
+        words = [w for w in check_explainer_list(explainers, "explainers") if w != "paper"]
+        if words == ["all"]:
+            return self.explainer_names("all")
+        known = [s.name for s in self.applicable_specs()]
+        paper = [n for n in self.paper_explainers if n in known]
+        named_paper = [w for w in dict.fromkeys(words) if w in paper]
+        extra = [w for w in dict.fromkeys(words) if w in known and w not in paper]
+        return (named_paper or paper) + extra
+
+    def is_paper(self, explainer: str) -> bool:
+        return explainer in self.paper_explainers
+
+    def score(self, explainers: Any = None, profile: str = "quick", seeds: Any = (42,)) -> Any:
+        """Tidy rows (:data:`ROW_COLUMNS`) of ``explainers`` (see :meth:`explainer_names`) under
+        ``profile`` for every seed."""
+        import pandas as pd
+
+        from ..config import check_profile, parse_seeds
+
+        check_profile(profile, "profile", self.profiles)
+        seeds = parse_seeds(" ".join(map(str, seeds)) if not isinstance(seeds, str) else seeds, "seeds")
+        names = self.explainer_names(explainers)
+        rows = self._score(names, profile, seeds) if names else pd.DataFrame(columns=list(ROW_COLUMNS))
+        return self.tidy(rows)
+
+    def _score(self, names: list[str], profile: str, seeds: list[int]) -> Any:
+        raise NotImplementedError
+
+    def stored(self, profile: str = "full") -> Any:
+        """Rows the paper's notebook stored for ``profile`` (same columns); none by default."""
+        import pandas as pd
+
+        return pd.DataFrame(columns=list(ROW_COLUMNS))
+
+    def tidy(self, rows: Any) -> Any:
+        """``rows`` with :data:`ROW_COLUMNS` in order: ``protocol`` and ``lower_is_better`` filled
+        from :attr:`metrics` (a metric it does not declare is refused), ``seed`` an int."""
+        import pandas as pd
+
+        df = pd.DataFrame(rows).copy()
+        if not len(df):
+            return pd.DataFrame(columns=list(ROW_COLUMNS))
+        unknown = sorted(set(df["metric"]) - set(self.metrics))
+        if unknown:
+            raise ValueError(f"protocol {self.name!r} produced metrics {unknown} it does not declare; "
+                             f"declared: {sorted(self.metrics)}")
+        df["protocol"] = self.name
+        df["lower_is_better"] = df["metric"].map(lambda m: self.metrics[m].lower_is_better)
+        df["seed"] = df["seed"].astype(int)
+        df["value"] = df["value"].astype(float)
+        return df[list(ROW_COLUMNS)].reset_index(drop=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, accepts={self.accepts})"

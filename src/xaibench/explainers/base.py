@@ -135,4 +135,6 @@ def applicable(explainers: Mapping[str, Any], output: str) -> list[str]:
     known = (LocalExplainer.output, ConceptExplainer.output, CounterfactualExplainer.output)
     if output not in known:
         raise ValueError(f"unknown explainer output {output!r}; explainers declare one of {known}")
-    return [name for name, e in explainers.items() if getattr(e, "output", None) == output]
+    declared = getattr(explainers, "output_of", None)  # a registry view knows the outputs of factory functions
+    return [name for name, e in explainers.items()
+            if (declared(name) if declared is not None else getattr(e, "output", None)) == output]

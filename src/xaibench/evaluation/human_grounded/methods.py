@@ -47,6 +47,23 @@ def scorable_methods() -> list[str]:
     return paper + [n for n in names if n not in PAPER_METHODS.values()]
 
 
+def methods_for(explainers: Any = "") -> list[str]:
+    """The methods notebook 21 scores for its ``explainers`` parameter (Make's ``EXPLAINERS``), as
+    :meth:`xaibench.evaluation.base.Protocol.run_list` of the human-grounded protocol chooses them:
+    empty -> the paper's nine; ``"all"`` -> the nine, then every other registered explainer the
+    tasks can score; names -> the paper's methods among them (all nine when none is named), then the
+    named others.  Paper methods keep their short names (``lrp_n``)."""
+    from .protocol import PROTOCOL
+
+    by_registry = {v: k for k, v in PAPER_METHODS.items()}
+    return [by_registry.get(n, n) for n in PROTOCOL.run_list(explainers)]
+
+
+def table_label(method: str) -> str:
+    """:func:`method_label`, marked ``(added)`` for a method that is not one of the paper's nine."""
+    return method_label(method) if method in PAPER_METHODS else f"{method_label(method)} (added)"
+
+
 def method_label(method: str) -> str:
     """The paper's printed name of ``method`` (the method name itself for non-paper methods)."""
     return PAPER_LABELS.get(method, method)
@@ -57,7 +74,8 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
     """A fitted explainer for a method name: a paper name (``lrp_n``, ``dt``, ...) or the registry
     name of any explainer in :func:`scorable_methods`.  Every explainer is fitted with the model's
     training texts (only those that need data, the decision trees, use them)."""
-    from ...explainers.local import make_explainer
+    from ...explainers.local import LOCAL_EXPLAINERS
+    from ..protocol import make_with
 
     known = scorable_methods()
     if method not in known:
@@ -66,7 +84,8 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
     kw: dict[str, Any] = {"seed": seed}
     if name == "lime":
         kw["num_samples"] = int(lime_samples)
-    return make_explainer(name, **kw).fit(model, list(fit_texts))
+    # a registered explainer need not take seed / num_samples: only what it accepts is passed
+    return make_with(LOCAL_EXPLAINERS[name], **kw).fit(model, list(fit_texts))
 
 
 def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_texts: Sequence[str],
@@ -81,5 +100,5 @@ def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_
     return out
 
 
-__all__ = ["ACCEPTS", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "method_label",
+__all__ = ["ACCEPTS", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "methods_for", "table_label", "method_label",
            "make_paper_explainer", "explain_texts"]

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .kappa import kappa_table
-from .methods import PAPER_METHODS, explain_texts, method_label
+from .methods import PAPER_METHODS, explain_texts, method_label, table_label
 from .questions import BuildReport, build_task1, build_task2, build_task3
 from .readers import PARTICIPANTS, SimulatedReader, train_readers
 from ..agreement import rank_agreement
@@ -256,10 +256,10 @@ def wide_scores(scores: pd.DataFrame, task: str, datasets: Sequence[str],
     s = scores[scores.task == task].copy()
     if s.empty:
         return pd.DataFrame()
-    s["method"] = s["method"].map(method_label)
-    s["cell"] = [f"{o:+.2f} ({p:+.2f})" for o, p in zip(s["ours"], s["paper"])]
+    s["method"] = s["method"].map(table_label)  # methods beyond the paper's nine are marked "(added)"
+    s["cell"] = [f"{o:+.2f} ({p:+.2f})" if pd.notna(p) else f"{o:+.2f} (-)" for o, p in zip(s["ours"], s["paper"])]
     w = s.pivot_table(index="method", columns=["dataset", "subset"], values="cell", aggfunc="first")
-    w = w.reindex(index=[method_label(m) for m in methods if method_label(m) in w.index])
+    w = w.reindex(index=[table_label(m) for m in methods if table_label(m) in w.index])
     return w.reindex(columns=[(d, c) for d in datasets for c in SUBSETS if (d, c) in w.columns])
 
 

@@ -28,16 +28,15 @@ from .conceptshap import ConceptSHAPExplainer, completeness_score, shapley_value
 from .inlp import INLPExplainer, INLPResult, inlp_projection
 from .tcav import TCAVExplainer
 
-CONCEPT_EXPLAINERS: dict[str, type] = {
-    "random": RandomExplainer,
-    "approx": ApproxExplainer,
-    "conexp": CONEXPExplainer,
-    "s-learner": SLearnerExplainer,
-    "tcav": TCAVExplainer,
-    "conceptshap": ConceptSHAPExplainer,
-    "causalm": CausaLMExplainer,
-    "inlp": INLPExplainer,
-}
+from ...registry import register_explainer, view
+
+for _name, _cls in {"random": RandomExplainer, "approx": ApproxExplainer, "conexp": CONEXPExplainer,
+                    "s-learner": SLearnerExplainer, "tcav": TCAVExplainer, "conceptshap": ConceptSHAPExplainer,
+                    "causalm": CausaLMExplainer, "inlp": INLPExplainer}.items():
+    register_explainer(_name, _cls, family="concept", paper=True, source="project")
+#: name -> class: a live view of the "concept" family of :mod:`xaibench.registry` (the paper's eight,
+#: then any registered concept explainer)
+CONCEPT_EXPLAINERS = view("concept")
 
 #: explainers that take an ``aspect_predictor`` argument
 USES_ASPECT_PREDICTOR = ("approx", "s-learner")
@@ -54,10 +53,10 @@ def make_concept_explainer(name: str, **kwargs: Any):
     if name not in CONCEPT_EXPLAINERS:
         raise KeyError(f"unknown concept explainer {name!r}; choose from {sorted(CONCEPT_EXPLAINERS)}")
     cls = CONCEPT_EXPLAINERS[name]
-    accepted = inspect.signature(cls.__init__).parameters
+    accepted = inspect.signature(cls).parameters
     if name not in USES_ASPECT_PREDICTOR:
         kwargs.pop("aspect_predictor", None)
-    if "seed" not in accepted:
+    if "seed" not in accepted and not any(p.kind is p.VAR_KEYWORD for p in accepted.values()):
         kwargs.pop("seed", None)
     return cls(**kwargs)
 

@@ -30,28 +30,35 @@ from .propagation import DeepLiftNgrams, DeepLiftWords, LRPNgrams, LRPWords
 from .shap_explainer import ShapPartition
 from .trees import DecisionTreeExplainer
 
-#: registry name -> class, in the order of the paper's tables, then the generic methods
-LOCAL_EXPLAINERS: dict[str, type[BaseLocalExplainer]] = {
-    cls.name: cls
-    for cls in (RandomWords, RandomNgrams, LimeWords, LRPWords, LRPNgrams, DeepLiftWords, DeepLiftNgrams,
-                GradCAMText, DecisionTreeExplainer, IntegratedGradients, GradientXInput, ShapPartition)
-}
+from ...registry import register_explainer, view
 
 #: the nine methods evaluated in the paper (CNN only)
 PAPER_METHODS = ("random_words", "random_ngrams", "lime", "lrp_words", "lrp_ngrams", "deeplift_words",
                  "deeplift_ngrams", "gradcam_text", "decision_trees")
+#: methods that read a 1D CNN's layers (filters, feature maps): they explain CNNs only
+CNN_ONLY = ("lrp_words", "lrp_ngrams", "deeplift_words", "deeplift_ngrams", "gradcam_text", "decision_trees")
+
+for _cls in (RandomWords, RandomNgrams, LimeWords, LRPWords, LRPNgrams, DeepLiftWords, DeepLiftNgrams,
+             GradCAMText, DecisionTreeExplainer, IntegratedGradients, GradientXInput, ShapPartition):
+    register_explainer(_cls.name, _cls, family="local", paper=_cls.name in PAPER_METHODS, source="project",
+                       models=("cnn",) if _cls.name in CNN_ONLY else ())
+
+#: registry name -> class: a live view of the "local" family of :mod:`xaibench.registry` (the paper's
+#: methods in the order of its tables, then the generic methods, then any registered explainer)
+LOCAL_EXPLAINERS = view("local")
 #: methods that run on any TorchTextClassifier (or any classifier, for LIME/random/DT-ngrams)
 GENERIC_METHODS = ("random_words", "random_ngrams", "lime", "integrated_gradients", "grad_x_input", "shap")
 
 
 def make_explainer(name: str, **kwargs: Any) -> BaseLocalExplainer:
-    """Instantiate a registered explainer by name."""
+    """Instantiate a registered local explainer by name (any explainer registered in the "local"
+    family of :mod:`xaibench.registry`, the project's and the user's)."""
     if name not in LOCAL_EXPLAINERS:
         raise KeyError(f"unknown local explainer {name!r}; known: {sorted(LOCAL_EXPLAINERS)}")
     return LOCAL_EXPLAINERS[name](**kwargs)
 
 
-__all__ = ["LOCAL_EXPLAINERS", "PAPER_METHODS", "GENERIC_METHODS", "make_explainer", "evidence",
+__all__ = ["LOCAL_EXPLAINERS", "PAPER_METHODS", "CNN_ONLY", "GENERIC_METHODS", "make_explainer", "evidence",
            "counter_evidence", "Fragment", "BaseLocalExplainer", "RandomWords", "RandomNgrams", "LimeWords",
            "LRPWords", "LRPNgrams", "DeepLiftWords", "DeepLiftNgrams", "GradCAMText", "DecisionTreeExplainer",
            "IntegratedGradients", "GradientXInput", "ShapPartition"]

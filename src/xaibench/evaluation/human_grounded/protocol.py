@@ -1,0 +1,68 @@
+"""The human-grounded protocol object (Lertvittayakumjorn & Toni, 2019): tasks 1-3 answered by the
+simulated readers, one score per task and dataset (column A: all questions) for every registered
+attribution explainer that can explain the 1D CNNs.
+
+It runs the steps of notebook 21 (:mod:`.pipeline`) with the notebook's quick-profile sizes in the
+quick profile; :meth:`HumanGroundedProtocol.stored` reads the scores notebook 21 stored.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import paths, registry
+from ..base import Metric, Protocol
+from .methods import PAPER_METHODS
+
+METRICS = {f"task_{t}": Metric(f"task_{t}", False, label=f"Task {t} (A)",
+                               description=f"mean simulated-reader score of task {t}, all questions (+1 .. -1)")
+           for t in (1, 2, 3)}
+#: (n_questions, n_readers, lime_samples) per profile, as in notebook 21
+SIZES = {"full": (100, 5, 1000), "quick": (12, 3, 50)}
+_REGISTRY_NAME = dict(PAPER_METHODS)                      # paper short name -> registry name
+_SHORT_NAME = {v: k for k, v in PAPER_METHODS.items()}    # registry name -> paper short name
+
+
+class HumanGroundedProtocol(Protocol):
+    name = "human_grounded"
+    paper = "Lertvittayakumjorn & Toni (2019), human-grounded evaluation (simulated participants)"
+    accepts = ("attribution",)
+    families = ("local",)
+    models = ("cnn",)
+    datasets = ("amazon", "arxiv")
+    metrics = METRICS
+    paper_explainers = tuple(PAPER_METHODS.values())
+
+    def _rows(self, scores: pd.DataFrame, seed: int) -> pd.DataFrame:
+        s = scores[(scores["subset"] == "all") & (scores.get("metric", "avg_score") == "avg_score")]
+        return pd.DataFrame({"metric": s["task"].values, "explainer": s["method"].map(lambda m: _REGISTRY_NAME.get(m, m)).values,
+                             "model": "cnn", "dataset": s["dataset"].values, "seed": seed, "value": s["ours"].values})
+
+    def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
+        from . import pipeline as pl
+        from .readers import simulate_answers
+
+        n_questions, n_readers, lime_samples = SIZES[profile]
+        methods = [_SHORT_NAME.get(n, n) for n in names]
+        frames = []
+        for seed in seeds:
+            setups = pl.prepare(list(self.datasets), seed, quick=profile == "quick")
+            selections = pl.select_questions(setups, n_questions, seed)
+            questions, _, _ = pl.build_questions(setups, selections, methods, seed, lime_samples)
+            readers, _ = pl.make_readers(setups, n_readers, seed)
+            _, scores, _ = pl.result_tables(questions, simulate_answers(readers, questions))
+            frames.append(self._rows(scores, seed))
+        return pd.concat(frames, ignore_index=True)
+
+    def stored(self, profile: str = "full") -> pd.DataFrame:
+        """Column A of notebook 21's ``human_grounded_tasks`` table (its seed from ``human_grounded_models``)."""
+        folder = paths.tables_dir()
+        tasks, models = folder / "human_grounded_tasks.csv", folder / "human_grounded_models.csv"
+        if not tasks.exists() or not models.exists():
+            return super().stored(profile)
+        seed = int(pd.read_csv(models)["seed"].iloc[0])
+        return self.tidy(self._rows(pd.read_csv(tasks), seed))
+
+
+PROTOCOL = registry.register_protocol(HumanGroundedProtocol(), replace=True)
+
+__all__ = ["METRICS", "SIZES", "HumanGroundedProtocol", "PROTOCOL"]

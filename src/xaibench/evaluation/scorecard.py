@@ -1,0 +1,266 @@
+"""The scorecard: every registered explainer under every protocol that applies to it (notebook 30).
+
+::
+
+    rows = collect("all", profile="quick", seeds=[42])   # tidy rows of every protocol (+ source, paper)
+    ranks = rank_table(rows)                            # per protocol x metric: mean value and rank, seed spread
+    overall = protocol_ranks(rows)                      # per protocol: mean rank of each explainer
+    tau = agreement_matrix(rows)                        # Kendall tau between protocols + bootstrap interval
+
+Stored results come first: a protocol's :meth:`~xaibench.evaluation.base.Protocol.stored` rows (what
+its paper notebook already computed) are reused for the explainers they cover, and only the other
+explainers are scored -- on the seeds of the stored rows, so that each unit ranks every explainer
+(``seeds`` apply to the protocols with nothing stored).  A protocol that cannot run (data or models missing) is reported in
+``rows.attrs["skipped"]``, never silently dropped.
+
+Ranks: within each protocol, every *unit* -- one (metric, model, dataset, seed) with a ranked metric
+-- ranks the explainers it scores (1 = best, the metric's declared direction, ties averaged); an
+explainer's rank under a protocol is its mean over the units.  Two protocols agree as much as the
+Kendall tau between those mean ranks over the explainers both score (at least :data:`MIN_SHARED`);
+the interval resamples each protocol's units with replacement (``n_boot`` times).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .base import ROW_COLUMNS
+
+#: explainers two protocols must share for a rank agreement
+MIN_SHARED = 3
+UNIT = ["metric", "model", "dataset", "seed"]
+
+
+def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int] = (42,),
+            protocols: Sequence[str] | None = None, reuse: bool = True) -> pd.DataFrame:
+    """Tidy rows (:data:`~xaibench.evaluation.base.ROW_COLUMNS` + ``source`` (``stored`` /
+    ``computed``) + ``paper`` (the explainer is one of the protocol paper's own)) of every protocol
+    (or those named in ``protocols``) for ``explainers`` (``"all"``, ``"paper"`` or names: each
+    protocol scores those it applies to).  ``rows.attrs["skipped"]``: ``[{protocol, reason}]``."""
+    from .protocol import load_builtins
+
+    known = load_builtins()
+    names = list(known) if protocols is None else list(protocols)
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise ValueError(f"protocols={bad!r}: unknown; known: {sorted(known)}")
+    frames, skipped = [], []
+    for pname in names:
+        p = known[pname]
+        try:
+            if isinstance(explainers, str) and explainers in ("all", "paper", ""):
+                wanted = p.explainer_names(explainers or None)
+            else:  # named explainers: each protocol scores the ones it applies to
+                applicable = {s.name for s in p.applicable_specs()}
+                asked = explainers.split() if isinstance(explainers, str) else list(explainers)
+                wanted = [n for n in asked if n in applicable]
+            if not wanted:
+                continue
+            stored = p.stored(profile) if reuse else pd.DataFrame(columns=list(ROW_COLUMNS))
+            stored = stored[stored["explainer"].isin(wanted)].assign(source="stored")
+            todo = [n for n in wanted if n not in set(stored["explainer"])]
+            # the others are scored on the seeds of the stored rows, so that every unit ranks them all
+            run_seeds = sorted(set(stored["seed"].astype(int))) if len(stored) else list(seeds)
+            computed = p.score(todo, profile=profile, seeds=run_seeds).assign(source="computed") if todo else None
+            got = pd.concat([f for f in (stored, computed) if f is not None and len(f)], ignore_index=True) \
+                if len(stored) or (computed is not None and len(computed)) else None
+            if got is None or not len(got):
+                skipped.append({"protocol": pname, "reason": "no rows (nothing stored, nothing computed)"})
+                continue
+            frames.append(got.assign(paper=got["explainer"].map(p.is_paper)))
+        except Exception as err:  # noqa: BLE001 - one protocol that cannot run must not hide the others
+            warnings.warn(f"scorecard: protocol {pname!r} skipped: {type(err).__name__}: {err}", stacklevel=2)
+            skipped.append({"protocol": pname, "reason": f"{type(err).__name__}: {err}"})
+    rows = (pd.concat(frames, ignore_index=True) if frames
+            else pd.DataFrame(columns=[*ROW_COLUMNS, "source", "paper"]))
+    rows.attrs["skipped"] = skipped
+    return rows
+
+
+def _unit_ranks(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rank of each explainer within each unit (1 = best by the metric's direction, ties averaged);
+    rows whose metric is not ranked (``lower_is_better`` None / NaN) are left out."""
+    r = rows[rows["lower_is_better"].isin([True, False])].copy()
+    if not len(r):
+        return r.assign(rank=pd.Series(dtype=float))
+    oriented = np.where(r["lower_is_better"].astype(bool), r["value"], -r["value"])
+    r["rank"] = pd.Series(oriented, index=r.index).groupby([r["protocol"], *[r[c] for c in UNIT]]).rank(method="average")
+    return r
+
+
+def rank_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per protocol, metric and explainer: value and rank (mean over models/datasets per seed), their
+    spread over seeds (population std; NaN with one seed) and the number of seeds."""
+    r = _unit_ranks(rows)
+    cols = ["protocol", "metric", "explainer", "paper", "lower_is_better", "value", "value_std", "rank", "rank_std",
+            "n_seeds", "source"]
+    if not len(r):
+        return pd.DataFrame(columns=cols)
+    per_seed = (r.groupby(["protocol", "metric", "explainer", "seed"])
+                .agg(value=("value", "mean"), rank=("rank", "mean"), paper=("paper", "first"),
+                     lower_is_better=("lower_is_better", "first"), source=("source", "first")).reset_index())
+    g = per_seed.groupby(["protocol", "metric", "explainer"])
+    out = g.agg(paper=("paper", "first"), lower_is_better=("lower_is_better", "first"), value=("value", "mean"),
+                value_std=("value", lambda v: v.std(ddof=0) if len(v) > 1 else np.nan), rank=("rank", "mean"),
+                rank_std=("rank", lambda v: v.std(ddof=0) if len(v) > 1 else np.nan), n_seeds=("seed", "nunique"),
+                source=("source", "first")).reset_index()
+    return out.sort_values(["protocol", "metric", "rank"])[cols].reset_index(drop=True)
+
+
+def protocol_ranks(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per protocol and explainer: the mean rank over its units (``rank``), its std over seeds
+    (``rank_std``: the spread of the per-seed mean ranks), the units it was ranked in, and the
+    explainer's position under the protocol (1 = best)."""
+    r = _unit_ranks(rows)
+    cols = ["protocol", "explainer", "paper", "rank", "rank_std", "n_units", "n_explainers", "position"]
+    if not len(r):
+        return pd.DataFrame(columns=cols)
+    seed_means = r.groupby(["protocol", "explainer", "seed"])["rank"].mean()
+    spread = seed_means.groupby(["protocol", "explainer"]).agg(lambda v: v.std(ddof=0) if len(v) > 1 else np.nan)
+    out = r.groupby(["protocol", "explainer"]).agg(paper=("paper", "first"), rank=("rank", "mean"),
+                                                   n_units=("rank", "size")).reset_index()
+    out["rank_std"] = [spread.get((p, e)) for p, e in zip(out["protocol"], out["explainer"])]
+    out["n_explainers"] = out.groupby("protocol")["explainer"].transform("size")
+    out["position"] = out.groupby("protocol")["rank"].rank(method="min")
+    return out.sort_values(["protocol", "rank"])[cols].reset_index(drop=True)
+
+
+def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float:
+    """Kendall's tau-b of two score vectors (NaN when either is constant)."""
+    from scipy.stats import kendalltau
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return float(kendalltau(a, b).statistic)
+
+
+def agreement_matrix(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95, seed: int = 0,
+                     min_shared: int = MIN_SHARED) -> pd.DataFrame:
+    """Kendall tau between the protocols' explainer rankings (mean ranks, :func:`protocol_ranks`) over
+    the explainers each pair shares, with a bootstrap interval that resamples each protocol's units
+    (metric x model x dataset x seed) with replacement.  One row per ordered pair (the diagonal is 1):
+    ``protocol_a, protocol_b, tau, tau_low, tau_high, n_shared, shared``; NaN below ``min_shared``."""
+    from ..checks import check_count
+
+    check_count(n_boot, "n_boot", 0)
+    if not 0 < level < 1:
+        raise ValueError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.95)")
+    r = _unit_ranks(rows)
+    protos = list(dict.fromkeys(r["protocol"])) if len(r) else []
+    # per protocol: units x explainers matrix of ranks (NaN where an explainer is missing from a unit)
+    mats = {}
+    for p in protos:
+        rp = r[r["protocol"] == p]
+        mats[p] = rp.pivot_table(index=UNIT, columns="explainer", values="rank", aggfunc="mean")
+    rng = np.random.default_rng(seed)
+    boots = {p: [m.iloc[rng.integers(0, len(m), len(m))].mean(axis=0) for _ in range(n_boot)] for p, m in mats.items()}
+    out = []
+    for a in protos:
+        for b in protos:
+            shared = [e for e in mats[a].columns if e in set(mats[b].columns)]
+            row = {"protocol_a": a, "protocol_b": b, "n_shared": len(shared), "shared": " ".join(shared)}
+            if len(shared) < min_shared:
+                out.append({**row, "tau": np.nan, "tau_low": np.nan, "tau_high": np.nan})
+                continue
+            ma, mb = mats[a][shared].mean(axis=0), mats[b][shared].mean(axis=0)
+            tau = kendall_tau(ma.values, mb.values)
+            taus = [kendall_tau(ba[shared].values, bb[shared].values) for ba, bb in zip(boots[a], boots[b])]
+            taus = np.asarray([t for t in taus if not np.isnan(t)])
+            lo, hi = (np.quantile(taus, [(1 - level) / 2, 1 - (1 - level) / 2]) if len(taus) else (np.nan, np.nan))
+            out.append({**row, "tau": tau, "tau_low": float(lo), "tau_high": float(hi)})
+    return pd.DataFrame(out, columns=["protocol_a", "protocol_b", "tau", "tau_low", "tau_high", "n_shared", "shared"])
+
+
+def agreement_heatmap(agreement: pd.DataFrame):
+    """Seaborn heatmap of the tau matrix, each cell ``tau [low, high]`` (n shared explainers)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    protos = list(dict.fromkeys(agreement["protocol_a"]))
+    tau = agreement.pivot(index="protocol_a", columns="protocol_b", values="tau").reindex(index=protos, columns=protos)
+    lab = agreement.assign(label=[
+        "" if np.isnan(t) else (f"{t:+.2f}\n[{lo:+.2f}, {hi:+.2f}]\nn={n}" if a != b else f"n={n}")
+        for a, b, t, lo, hi, n in zip(agreement.protocol_a, agreement.protocol_b, agreement.tau, agreement.tau_low,
+                                      agreement.tau_high, agreement.n_shared)])
+    labels = lab.pivot(index="protocol_a", columns="protocol_b", values="label").reindex(index=protos, columns=protos)
+    size = 1.6 + 1.5 * len(protos)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    sns.heatmap(tau.astype(float), annot=labels.values, fmt="", vmin=-1, vmax=1, cmap="RdBu_r", center=0,
+                square=True, linewidths=0.5, cbar_kws={"label": "Kendall tau (shared explainers)"}, ax=ax,
+                annot_kws={"fontsize": 8})
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    ax.set_title("Rank agreement between protocols (tau [bootstrap interval], n shared explainers)")
+    fig.tight_layout()
+    return fig
+
+
+def verdict(ranks: pd.DataFrame, agreement: pd.DataFrame, top_share: float = 0.5) -> str:
+    """A short reading: explainers in the better ``top_share`` of every protocol that scores them (and
+    scored by at least two), and the protocol pairs that disagree (tau <= 0)."""
+    if not len(ranks):
+        return "No protocol produced scores."
+    r = ranks.assign(top=ranks["position"] <= np.ceil(top_share * ranks["n_explainers"]))
+    per = r.groupby("explainer").agg(n=("protocol", "size"), top=("top", "all"))
+    steady = sorted(per[(per["n"] >= 2) & per["top"]].index)
+    pairs = agreement[(agreement["protocol_a"] < agreement["protocol_b"]) & agreement["tau"].notna()]
+    disagree = [f"{a} vs {b} (tau {t:+.2f})" for a, b, t in zip(pairs.protocol_a, pairs.protocol_b, pairs.tau) if t <= 0]
+    agree = [f"{a} vs {b} (tau {t:+.2f})" for a, b, t in zip(pairs.protocol_a, pairs.protocol_b, pairs.tau) if t > 0]
+    lines = [f"- In the top half of every protocol that scores them (two or more): {', '.join(steady) or 'none'}.",
+             f"- Protocol pairs that agree (tau > 0): {', '.join(agree) or 'none'}.",
+             f"- Protocol pairs that disagree (tau <= 0): {', '.join(disagree) or 'none'}."]
+    return "\n".join(lines)
+
+
+def markdown_table(df: pd.DataFrame, digits: int = 3) -> str:
+    """``df`` as a Markdown table (floats to ``digits``)."""
+    return df.to_markdown(index=False, floatfmt=f".{digits}f")
+
+
+def save_scorecard_table(df: pd.DataFrame, name: str, title: str) -> Any:
+    """``<name>.csv`` and ``<name>.md`` (with ``title``) under the profile's tables folder."""
+    from .. import io, paths
+
+    folder = paths.tables_dir()
+    io.write_csv(folder / f"{name}.csv", df)
+    io.write_text(folder / f"{name}.md", f"**{title}**\n\n{markdown_table(df)}\n")
+    return folder / f"{name}.csv"
+
+
+def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
+    """``python -m xaibench.evaluation.scorecard``: score explainers under every protocol that applies
+    and print each protocol's ranking (the tables of notebook 30 without the agreement matrix)."""
+    import argparse
+
+    from .. import registry
+    from ..config import check_explainer_list, parse_seeds, use_profile
+
+    ap = argparse.ArgumentParser(prog="python -m xaibench.evaluation.scorecard", description=main.__doc__.split("\n")[0])
+    ap.add_argument("--profile", default="quick", choices=("quick", "full"))
+    ap.add_argument("--seeds", default="42", help="seeds, separated by spaces (default: 42)")
+    ap.add_argument("--explainers", default="all", help="all, paper, or registered names separated by spaces")
+    ap.add_argument("--protocols", default="", help="protocol names separated by spaces (default: every protocol)")
+    ap.add_argument("--plugins", default="", help="modules or .py files that register explainers (as XAIBENCH_PLUGINS)")
+    args = ap.parse_args(argv)
+    registry.load_plugins(args.plugins)
+    check_explainer_list(args.explainers, "--explainers")
+    use_profile(args.profile)
+    rows = collect(args.explainers, profile=args.profile, seeds=parse_seeds(args.seeds, "--seeds"),
+                   protocols=args.protocols.split() or None)
+    for s in rows.attrs.get("skipped", []):
+        print(f"skipped {s['protocol']}: {s['reason']}")
+    ranks = protocol_ranks(rows)
+    print(markdown_table(ranks[["protocol", "explainer", "paper", "rank", "rank_std", "position", "n_explainers"]], 2))
+    return rows
+
+
+__all__ = ["MIN_SHARED", "main", "collect", "rank_table", "protocol_ranks", "kendall_tau", "agreement_matrix",
+           "agreement_heatmap", "verdict", "markdown_table", "save_scorecard_table"]
+
+
+if __name__ == "__main__":
+    main()

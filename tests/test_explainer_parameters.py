@@ -1,0 +1,75 @@
+"""Explainer lists are parameters: Make's EXPLAINERS (checked by `xaibench.reports check`), the
+``explainers`` parameter of notebook 21 (Protocol.run_list) and the scorecard."""
+from __future__ import annotations
+
+import pytest
+
+from xaibench.config import check_explainer_list
+from xaibench.reports import check_make_params
+
+
+def test_explainer_list_spelling():
+    assert check_explainer_list("") == [] and check_explainer_list(" lime  shap ") == ["lime", "shap"]
+    with pytest.raises(ValueError, match="EXPLAINERS='lime,shap': separate the explainers by spaces"):
+        check_explainer_list("lime,shap")
+    with pytest.raises(ValueError, match="'all' stands alone"):
+        check_explainer_list("all lime")
+    with pytest.raises(ValueError, match=r"\['l!me'\] are not explainer names"):
+        check_explainer_list("l!me")
+
+
+def test_make_check_knows_the_registered_explainers():
+    assert check_make_params({"EXPLAINERS": ""}) == []
+    assert check_make_params({"EXPLAINERS": "all"}) == []
+    assert check_make_params({"EXPLAINERS": "lime tcav omission"}) == []
+    [err] = check_make_params({"EXPLAINERS": "lime nope"})
+    assert "EXPLAINERS='lime nope': ['nope'] are not registered explainers" in err and "'tcav'" in err
+
+
+def test_notebook_21_methods_keep_the_paper_list_and_add_others():
+    from xaibench.evaluation import human_grounded as hg
+
+    paper = list(hg.PAPER_METHODS)
+    assert hg.methods_for("") == paper                                  # the paper's nine
+    assert hg.methods_for("tcav") == paper                              # a concept explainer: not for these tasks
+    assert hg.methods_for("shap") == paper + ["shap"]                   # added beside the paper's
+    assert hg.methods_for("lrp_ngrams shap") == ["lrp_n", "shap"]       # naming paper methods restricts them
+    assert hg.methods_for("all")[:9] == paper and "integrated_gradients" in hg.methods_for("all")
+    assert hg.table_label("lrp_n") == "LRP (N)" and hg.table_label("shap") == "shap (added)"
+
+
+def test_run_list_of_the_cebab_protocol():
+    from xaibench.evaluation.cebab.protocol import PROTOCOL
+    from xaibench.evaluation.cebab.runner import EXPLAINERS
+
+    assert PROTOCOL.run_list(" ".join(EXPLAINERS)) == list(EXPLAINERS)   # the paper's list
+    assert PROTOCOL.run_list("random approx") == ["random", "approx"]
+    assert PROTOCOL.run_list("lime") == list(EXPLAINERS) and PROTOCOL.run_list("all")[:8] == list(EXPLAINERS)
+
+
+def _papermill_params(*args: str) -> dict[str, dict[str, str]]:
+    """``{notebook stem: {parameter: value}}`` of the papermill lines ``make -n -B ARGS`` prints."""
+    import shlex
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(["make", "--no-print-directory", "-n", "-B", *args], cwd=root, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    params = {}
+    for line in out.stdout.splitlines():
+        if " -m papermill " in line:
+            cmd = shlex.split(line)
+            nb = Path(next(a for a in cmd if a.startswith("notebooks/"))).stem
+            params[nb] = {cmd[i + 1]: cmd[i + 2] for i, a in enumerate(cmd) if a == "-p"}
+    return params
+
+
+def test_make_passes_explainers_only_where_asked():
+    default = _papermill_params("human", "scorecard", "PROFILE=quick")
+    assert "explainers" not in default["21_human_grounded_evaluation"]   # the recorded reports stay current
+    assert default["30_scorecard"]["explainers"] == "all"
+    given = _papermill_params("human", "scorecard", "PROFILE=quick", "EXPLAINERS=lime shap")
+    assert given["21_human_grounded_evaluation"]["explainers"] == "lime shap"
+    assert given["30_scorecard"]["explainers"] == "lime shap"

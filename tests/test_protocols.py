@@ -1,0 +1,134 @@
+"""The one protocol interface (xaibench.evaluation.base.Protocol): every paper's protocol object is
+registered, a toy protocol sees every registered explainer of its output type, the ERASER metrics on
+hand-computed cases, and a toy explainer defined here scored by every protocol that applies to it."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import xaibench
+from xaibench import registry
+from xaibench.evaluation.base import ROW_COLUMNS, Metric, Protocol
+from xaibench.evaluation.eraser import comprehensiveness, sufficiency
+from xaibench.evaluation.eraser.protocol import perturbed_texts, top_tokens
+from xaibench.evaluation.protocol import load_builtins, protocols_for
+from xaibench.explainers.base import Attribution, ConceptExplainer, LocalExplainer
+
+
+@pytest.fixture
+def clean_registry():
+    from xaibench.evaluation.protocol import load_builtins
+
+    load_builtins()  # the built-ins are part of the state the test starts from and ends with
+    before_e, before_p = dict(registry._EXPLAINERS), dict(registry._PROTOCOLS)
+    yield
+    registry._EXPLAINERS.clear(), registry._EXPLAINERS.update(before_e)
+    registry._PROTOCOLS.clear(), registry._PROTOCOLS.update(before_p)
+
+
+class TokenLength(LocalExplainer):
+    """Relevance = the token's length (a toy)."""
+
+    def explain(self, texts, targets=None):
+        words = getattr(self.model, "words", None) or str.split
+        return [Attribution(t, words(t), np.array([len(w) for w in words(t)], float), 0) for t in texts]
+
+
+def test_every_paper_package_exposes_one_registered_protocol():
+    ps = load_builtins()
+    assert {"human_grounded", "cf_faithfulness", "attribution_gt", "cebab", "eraser"} <= set(ps)
+    for p in ps.values():
+        assert isinstance(p, Protocol) and p.paper and p.accepts and p.metrics and p.datasets
+        assert all(m.lower_is_better in (True, False, None) for m in p.metrics.values())
+    assert [p.name for p in protocols_for("concept_effect")] == ["cebab"]
+
+
+def test_a_toy_protocol_sees_every_registered_explainer_of_its_output_type(clean_registry):
+    load_builtins()
+
+    class Toy(Protocol):
+        name, paper, accepts, datasets = "toy", "none", ("attribution",), ("d",)
+        metrics = {"m": Metric("m", False)}
+
+        def _score(self, names, profile, seeds):
+            return pd.DataFrame([{"metric": "m", "explainer": n, "model": "x", "dataset": "d", "seed": s, "value": 1.0}
+                                 for n in names for s in seeds])
+
+    xaibench.register_protocol(Toy())
+    xaibench.register_explainer("toy_len_a", TokenLength)
+
+    class Concept(ConceptExplainer):
+        def explain(self, queries):
+            return np.zeros((len(queries), 5))
+
+    xaibench.register_explainer("toy_concept", Concept)
+    toy = registry.protocols()["toy"]
+    expected = {s.name for s in registry.explainer_specs(output="attribution")}
+    assert set(toy.explainer_names("all")) == expected and "toy_len_a" in expected
+    assert "toy_concept" not in expected and "toy_concept" in registry.protocols()["cebab"].explainer_names("all")
+    rows = toy.score("all", profile="quick", seeds=[1, 2])
+    assert list(rows.columns) == list(ROW_COLUMNS) and len(rows) == 2 * len(expected)
+    assert (rows["protocol"] == "toy").all() and not rows["lower_is_better"].any()
+
+
+def test_protocol_refuses_what_it_cannot_score(clean_registry):
+    hg = load_builtins()["human_grounded"]
+    with pytest.raises(ValueError, match=r"explainers=\['tcav'\]: protocol 'human_grounded' cannot score"):
+        hg.explainer_names(["tcav"])
+    assert "omission" not in hg.explainer_names("all")  # Ge et al.'s feature explainers explain an embedding LR only
+    assert "lrp_words" not in load_builtins()["cf_faithfulness"].explainer_names("all")  # reads CNN layers
+    with pytest.raises(ValueError, match="profile='medium'"):
+        hg.score(profile="medium")
+    with pytest.raises(ValueError, match="does not declare"):
+        hg.tidy(pd.DataFrame([{"metric": "nope", "explainer": "e", "model": "m", "dataset": "d", "seed": 1, "value": 0}]))
+
+
+def test_eraser_metrics_known_values():
+    p_full = np.array([0.9, 0.6])
+    p_removed = np.array([[0.5, 0.1], [0.6, 0.6]])
+    assert comprehensiveness(p_full, p_removed).tolist() == pytest.approx([0.6, 0.0])
+    assert sufficiency(p_full, np.array([[1.0, 0.8], [0.2, 0.4]])).tolist() == pytest.approx([0.0, 0.3])
+    with pytest.raises(ValueError, match="p_removed must have shape"):
+        comprehensiveness(p_full, np.zeros(2))
+
+
+def test_eraser_token_bins():
+    assert top_tokens([0.1, 0.9, 0.5, 0.9], 0.01).tolist() == [1]          # at least one; ties by position
+    assert top_tokens([0.1, 0.9, 0.5, 0.9], 0.5).tolist() == [1, 3]
+    removed, kept = perturbed_texts(["a", "b", "c", "d"], [0.1, 0.9, 0.5, 0.2], bins=(0.25, 0.5))
+    assert removed == ["a c d", "a d"] and kept == ["b", "b c"]
+
+
+@pytest.mark.slow
+def test_a_toy_explainer_is_scored_by_every_applicable_protocol_in_the_quick_profile(clean_registry):
+    from xaibench.config import use_profile
+
+    use_profile("quick")
+    xaibench.register_explainer("toy_len_b", TokenLength)
+    applicable = [p for p in protocols_for() if p.applies_to(registry.explainer_spec("toy_len_b"))]
+    assert {p.name for p in applicable} == {"human_grounded", "cf_faithfulness", "attribution_gt", "eraser"}
+    for p in applicable:
+        rows = p.score(["toy_len_b"], profile="quick", seeds=[42])
+        assert len(rows) and set(rows["explainer"]) == {"toy_len_b"}, p.name
+        assert rows["value"].notna().all() and set(rows["metric"]) <= set(p.metrics), p.name
+
+
+def test_stored_rows_are_the_committed_tables(monkeypatch):
+    """The scorecard reuses what notebooks 21 and 24 stored: the human-grounded column A of every
+    task, and the explainer rows of the text Attr% table, value for value."""
+    monkeypatch.setenv("XAIBENCH_PROFILE", "full")
+    from xaibench import paths
+
+    ps = load_builtins()
+    hg = ps["human_grounded"].stored("full")
+    table = pd.read_csv(paths.tables_dir() / "human_grounded_tasks.csv")
+    a = table[(table.metric == "avg_score") & (table.subset == "all")]
+    assert len(hg) == len(a) == 9 * 3 * 2 and set(hg["seed"]) == {42}
+    lrp = hg[(hg.explainer == "lrp_ngrams") & (hg.metric == "task_2") & (hg.dataset == "amazon")]["value"]
+    assert lrp.item() == pytest.approx(a[(a.method == "lrp_n") & (a.task == "task_2") & (a.dataset == "amazon")]["ours"].item())
+    gt = ps["attribution_gt"].stored("full")
+    att = pd.read_csv(paths.tables_dir() / "attribution_gt_attention.csv")
+    corr = att[(att.region == "corr") & (att.dataset == "article") & (att.method != "attention")]
+    assert dict(zip(gt.explainer, gt.value)) == pytest.approx(dict(zip(corr.method, corr.ours)))
+    assert (gt["metric"] == "attr_pct").all() and not gt["lower_is_better"].any()

@@ -1,0 +1,91 @@
+"""The scorecard (xaibench.evaluation.scorecard): ranks with the declared direction, and the rank
+agreement between protocols on hand-built rankings (identical: tau = 1, reversed: tau = -1)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench.evaluation import scorecard as sc
+
+
+def _rows(protocol: str, values: dict[str, list[float]], lower_is_better: bool = False, metric: str = "m") -> list[dict]:
+    """One row per explainer and seed (``values[explainer][i]`` = the value at seed i)."""
+    return [{"protocol": protocol, "metric": metric, "lower_is_better": lower_is_better, "explainer": e, "model": "x",
+             "dataset": "d", "seed": 40 + i, "value": v, "source": "computed", "paper": False}
+            for e, vs in values.items() for i, v in enumerate(vs)]
+
+
+def test_ranks_follow_the_declared_direction_and_report_the_seed_spread():
+    rows = pd.DataFrame(_rows("p", {"a": [3, 3], "b": [2, 1], "c": [1, 2]})
+                        + _rows("q", {"a": [3, 3], "b": [2, 2], "c": [1, 1]}, lower_is_better=True))
+    ranks = sc.protocol_ranks(rows).set_index(["protocol", "explainer"])
+    assert ranks.loc[("p", "a"), "rank"] == 1 and ranks.loc[("q", "a"), "rank"] == 3  # higher vs lower is better
+    assert ranks.loc[("p", "b"), "rank"] == 2.5 and ranks.loc[("p", "b"), "rank_std"] == 0.5  # ranks 2 and 3
+    assert ranks.loc[("p", "a"), "rank_std"] == 0.0
+    table = sc.rank_table(rows).set_index(["protocol", "explainer"])
+    assert table.loc[("p", "b"), "value"] == 1.5 and table.loc[("p", "b"), "value_std"] == 0.5
+
+
+def test_identical_rankings_agree_with_tau_one_and_reversed_with_minus_one():
+    scores = {"a": [4.0, 4.1], "b": [3.0, 3.1], "c": [2.0, 2.1], "d": [1.0, 1.1]}
+    rows = pd.DataFrame(_rows("same_1", scores) + _rows("same_2", scores)
+                        + _rows("reversed", scores, lower_is_better=True))
+    m = sc.agreement_matrix(rows, n_boot=50).set_index(["protocol_a", "protocol_b"])
+    assert m.loc[("same_1", "same_2"), "tau"] == pytest.approx(1.0)
+    assert m.loc[("same_1", "same_2"), ["tau_low", "tau_high"]].tolist() == pytest.approx([1.0, 1.0])
+    assert m.loc[("same_1", "reversed"), "tau"] == pytest.approx(-1.0)
+    assert m.loc[("reversed", "same_1"), "tau_high"] == pytest.approx(-1.0)
+    assert m.loc[("same_1", "same_1"), "tau"] == pytest.approx(1.0) and m.loc[("same_1", "same_2"), "n_shared"] == 4
+
+
+def test_agreement_uses_only_shared_explainers_and_needs_three():
+    rows = pd.DataFrame(_rows("p", {"a": [3], "b": [2], "c": [1], "z": [0]}) + _rows("q", {"a": [1], "b": [2], "c": [3]})
+                        + _rows("r", {"a": [1], "y": [2]}))
+    m = sc.agreement_matrix(rows, n_boot=10).set_index(["protocol_a", "protocol_b"])
+    assert m.loc[("p", "q"), "n_shared"] == 3 and m.loc[("p", "q"), "tau"] == pytest.approx(-1.0)
+    assert m.loc[("p", "r"), "n_shared"] == 1 and np.isnan(m.loc[("p", "r"), "tau"])
+
+
+def test_a_noisy_unit_widens_the_bootstrap_interval():
+    rows = pd.DataFrame(_rows("p", {"a": [3, 1], "b": [2, 2], "c": [1, 3]}) + _rows("q", {"a": [3, 3], "b": [2, 2], "c": [1, 1]}))
+    m = sc.agreement_matrix(rows, n_boot=200).set_index(["protocol_a", "protocol_b"])
+    assert m.loc[("p", "q"), "tau_low"] < m.loc[("p", "q"), "tau_high"]
+
+
+def test_bad_agreement_arguments_name_the_parameter():
+    rows = pd.DataFrame(_rows("p", {"a": [1]}))
+    with pytest.raises(ValueError, match="level=1.5"):
+        sc.agreement_matrix(rows, level=1.5)
+
+
+def test_collect_scores_the_other_explainers_on_the_stored_seeds(monkeypatch):
+    """Stored rows are reused; the explainers they lack are scored on their seeds (not the asked ones),
+    so every unit ranks every explainer."""
+    from xaibench.evaluation.base import Metric, Protocol
+
+    calls = []
+
+    class P(Protocol):
+        name, paper, accepts, datasets = "p_test", "toy", ("attribution",), ("d",)
+        metrics = {"m": Metric("m", False)}
+        paper_explainers = ("random_words", "lime")
+
+        def stored(self, profile="full"):
+            return self.tidy(pd.DataFrame([{"metric": "m", "explainer": "random_words", "model": "x", "dataset": "d",
+                                            "seed": 7, "value": 0.5}]))
+
+        def _score(self, names, profile, seeds):
+            calls.append((tuple(names), tuple(seeds)))
+            return pd.DataFrame([{"metric": "m", "explainer": n, "model": "x", "dataset": "d", "seed": s, "value": 1.0}
+                                 for n in names for s in seeds])
+
+    from xaibench import registry
+    from xaibench.evaluation.protocol import load_builtins
+
+    load_builtins()
+    monkeypatch.setitem(registry._PROTOCOLS, "p_test", P())
+    rows = sc.collect(["random_words", "lime"], profile="quick", seeds=[42, 43], protocols=["p_test"])
+    assert calls == [(("lime",), (7,))]
+    assert dict(zip(rows.explainer, rows.source)) == {"random_words": "stored", "lime": "computed"}
+    assert set(rows.seed) == {7} and rows.set_index("explainer")["paper"].to_dict() == {"random_words": True, "lime": True}
