@@ -40,7 +40,7 @@ def test_runs_learned_share(tmp_path):
     assert out.verdict == "reproduced" and out.ours == pytest.approx(0.8), out.reason
     t = _saliency(tmp_path, lambda *a: 0.5, lambda kind, j: 0.6, runs_per_kind=5)
     out = evaluate(CLAIM["image-runs-learned"], t)
-    assert out.verdict == "not reproduced" and "0 of 10 runs" in out.reason
+    assert out.verdict == "not reproduced" and "0 of 10 Fig. 5 runs" in out.reason
     t = _saliency(tmp_path, lambda *a: 0.5, lambda kind, j: 0.99)  # 6 runs: too few to compare a share
     assert evaluate(CLAIM["image-runs-learned"], t).verdict == "not comparable"
 
