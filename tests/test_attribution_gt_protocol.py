@@ -264,3 +264,27 @@ def test_runs_learned_claim_is_judged_on_the_species_group_runs_when_present():
     few = pd.DataFrame([share("er", 1, 20), share("er-groups", 2, 2)])
     out = gc.check_runs_learned(lambda name: few)
     assert out.verdict == "not comparable" and "only 2 species-group runs (2 learned)" in out.reason
+
+
+def test_run_one_accepts_species_groups_and_names_a_missing_species(monkeypatch):
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+
+    img = np.zeros((8, 8, 3), np.uint8)
+    images = {"A": [img], "B": [img], "C": [img]}
+    manip = mp.random_manipulation("blur", np.random.default_rng(0))
+    cfg = ir.ImageConfig.for_profile("quick")
+
+    class Validated(Exception):
+        pass
+
+    def stop(*a, **k):
+        raise Validated
+
+    monkeypatch.setattr(ir, "split_pair", stop)  # the checks passed: stop before any training
+    with pytest.raises(Validated):
+        ir.run_one(images, (("A", "B"), ("C",)), manip, 0.5, 0, cfg)
+    with pytest.raises(Validated):
+        ir.run_one(images, ("A", "C"), manip, 0.5, 0, cfg)
+    with pytest.raises(ValueError, match="class 'D'"):
+        ir.run_one(images, (("A", "B"), ("C", "D")), manip, 0.5, 0, cfg)

@@ -247,7 +247,8 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
     from ...models.resnet_small import SmallResNet, normalise
     from ...utils import set_seed
 
-    for cls in pair:
+    species = [c for side in pair for c in ((side,) if isinstance(side, str) else side)]
+    for cls in species:  # a side of the pair is one species or a group of species
         if cls not in images:
             raise ValueError(f"pair names class {cls!r} but images has classes {sorted(images)}")
         if not len(images[cls]):
