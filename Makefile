@@ -190,11 +190,11 @@ claims: $(STAMP) ## regenerate every paper's claims table from the committed tab
 
 # ---- tests and benchmarks ---------------------------------------------------------------------
 # pytest prints each test as it starts and the slowest ones at the end (not only dots)
-#: TEST_WORKERS -- pytest-xdist workers of make test / test-all (notebooks that reuse another's outputs share one; 0: one process)
+#: TEST_WORKERS -- pytest-xdist workers of make test / test-all (0: one process)
 TEST_WORKERS ?= 2
 # idle OpenMP threads sleep instead of spinning, so two workers on two cores do not slow each other
 PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -v --durations=15 \
-	-n $(TEST_WORKERS) --dist loadgroup
+	-n $(TEST_WORKERS) --dist load
 .PHONY: test test-all bench
 test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (< 15 min)
 	$(PYTEST)
