@@ -15,28 +15,7 @@ from xaibench.evaluation.cf_faithfulness import runner
 from xaibench.evaluation.cf_faithfulness import tables as T
 from xaibench.explainers.feature import make_feature_explainer
 
-from xaibench.data.feature_data import FeatureSpec
-from xaibench.models.embedding_lr import EmbeddingLR
-
-
-def sig(z):
-    return 1.0 / (1.0 + np.exp(-z))
-
-
-def hand_lr(emb: dict[int, float], w=(2.0, -1.0, 0.5), b=-0.4, values=None) -> EmbeddingLR:
-    """3 features, 1-d embeddings set by hand: z = b + sum_j w_j e(x_j)."""
-    import torch
-
-    values = values or [["a", "b"]] * 3
-    spec = FeatureSpec("tabular", ["f0", "f1", "f2"], values=[list(v) for v in values])
-    m = EmbeddingLR(spec=spec, emb_dim=1)
-    with torch.no_grad():
-        m.module.embedding.weight.zero_()
-        for i, v in emb.items():
-            m.module.embedding.weight[i, 0] = v
-        m.module.head.linear.weight[:] = torch.tensor([list(w)])
-        m.module.head.linear.bias[:] = b
-    return m
+from tests.test_cf_faithfulness import hand_lr, sig  # the hand-built logistic regression shared by both
 
 
 X1 = np.array([[2, 4, 6]])  # all b: z = 2 - 1 + 0.5 - 0.4 = 1.1 -> class 1

@@ -353,6 +353,23 @@ def images_store():
     return ResultStore(paths.results_dir() / "attribution_gt", "images", version=IMAGES_VERSION)
 
 
+def _run_jobs(images: dict, jobs: list[tuple], cfg: ImageConfig, seed: int, key: str, desc: str
+              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """:func:`run_one` for every ``(experiment, pair, manipulation, r, track)`` job (run ``k`` seeded
+    ``seed + k``); the runs (tagged with ``key``), per-image Attr% and per-epoch tracking tables."""
+    from ...progress import progress
+
+    runs, attrs, tracks = [], [], []
+    for k, (exp, pair, manip, r, track) in enumerate(progress(jobs, desc=desc)):
+        s, fin, tr = run_one(images, pair, manip, r, seed + k, cfg, track=track)
+        runs.append({"experiment": exp, "run": k, **s})
+        attrs.append(fin.assign(experiment=exp, run=k))
+        if len(tr):
+            tracks.append(tr.assign(experiment=exp, run=k))
+    return (pd.DataFrame(runs).assign(config=key), pd.concat(attrs, ignore_index=True),
+            pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame())
+
+
 def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
     """All runs of the plan; ``{"images_runs", "images_attr", "images_track"}``.
 
@@ -363,7 +380,6 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
     from dataclasses import asdict
 
     from ...data.birds import DISTINCT_PAIRS, SIMILAR_PAIRS, load_classes
-    from ...progress import progress
     from . import manipulations as mp
 
     names = ("images_runs", "images_attr", "images_track")
@@ -389,15 +405,7 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
         for ptype, pair in (("similar", SIMILAR_PAIRS[0]), ("distinct", DISTINCT_PAIRS[0])):
             for r in plan.r_values:
                 jobs.append((f"r-{ptype}", pair, mp.R_SWEEP[kind], r, False))
-    runs, attrs, tracks = [], [], []
-    for k, (exp, pair, manip, r, track) in enumerate(progress(jobs, desc="image runs")):
-        s, fin, tr = run_one(images, pair, manip, r, seed + k, cfg, track=track)
-        runs.append({"experiment": exp, "run": k, **s})
-        attrs.append(fin.assign(experiment=exp, run=k))
-        if len(tr):
-            tracks.append(tr.assign(experiment=exp, run=k))
-    out = {"images_runs": pd.DataFrame(runs).assign(config=key), "images_attr": pd.concat(attrs, ignore_index=True),
-           "images_track": pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame()}
+    out = dict(zip(names, _run_jobs(images, jobs, cfg, seed, key, "image runs")))
     store.save(config, out)
     return out
 
@@ -420,7 +428,6 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
     from dataclasses import asdict
 
     from ...data.birds import all_classes, load_classes
-    from ...progress import progress
 
     if cfg.group_size < 1:
         raise ValueError(f"run_groups needs cfg.group_size >= 1 species per class, got {cfg.group_size}")
@@ -438,15 +445,6 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
     species = all_classes()
     jobs = group_jobs(species, kinds, runs_per_kind, cfg.group_size, seed)
     images = load_classes(sorted({c for _, pair, *_ in jobs for g in pair for c in g}), size=cfg.preresize or None)
-    runs, attrs, tracks = [], [], []
-    for k, (exp, pair, manip, r, track) in enumerate(progress(jobs, desc="species-group runs")):
-        s, fin, tr = run_one(images, pair, manip, r, seed + k, cfg, track=track)
-        runs.append({"experiment": exp, "run": k, **s})
-        attrs.append(fin.assign(experiment=exp, run=k))
-        if len(tr):
-            tracks.append(tr.assign(experiment=exp, run=k))
-    out = {"images_groups_runs": pd.DataFrame(runs).assign(config=key),
-           "images_groups_attr": pd.concat(attrs, ignore_index=True),
-           "images_groups_track": pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame()}
+    out = dict(zip(names, _run_jobs(images, jobs, cfg, seed, key, "species-group runs")))
     store.save(config, out)  # the three tables as one unit
     return out
