@@ -34,24 +34,47 @@ def test_cosine_known_values():
 
 
 def test_rounding_conventions_on_hand_made_vectors():
-    """rounding=4 (the paper's pipeline) vs unrounded, computed by hand."""
+    """The authors' convention (true ICaCE rounded to 4 decimals, estimate not) vs both rounded vs
+    unrounded, computed by hand."""
     near_zero, b = [3e-5, -2e-5], [0.1, -0.1]
-    # rounded to 4 decimals the near-zero vector *is* zero -> cosine distance 1 by definition
+    # a near-zero TRUE effect rounds to the zero vector -> cosine distance 1 by definition
     assert cb.cosine_distance(near_zero, b) == 1.0
     assert cb.cosine_distance(near_zero, b, rounding=4) == 1.0
-    # unrounded it has a direction: cos = (3e-6 + 2e-6) / (sqrt(13)e-5 * sqrt(2)e-1) = 5 / sqrt(26)
+    # a near-zero ESTIMATE is not rounded: cos = (3e-6 + 2e-6) / (sqrt(13)e-5 * sqrt(2)e-1) = 5 / sqrt(26)
+    assert cb.cosine_distance(b, near_zero) == pytest.approx(1 - 5 / math.sqrt(26))
+    # ... unless the estimate is rounded too (the convention this project used before)
+    assert cb.cosine_distance(b, near_zero, round_estimate=True) == 1.0
+    # unrounded, the near-zero true effect has a direction as well
     assert cb.cosine_distance(near_zero, b, rounding=None) == pytest.approx(1 - 5 / math.sqrt(26))
     # a vector of norm <= 1e-12 is zero in the unrounded convention too
     assert cb.cosine_distance([1e-13, 0.0], b, rounding=None) == 1.0
-    # l2 / normdiff see the rounded entries: 0.12344 -> 0.1234, 0.00004 -> 0
+    # l2 / normdiff see the rounded true entries: 0.12344 -> 0.1234, 0.00004 -> 0
     assert cb.l2_distance([0.12344, 0.5], [0.0, 0.0]) == pytest.approx(math.sqrt(0.1234 ** 2 + 0.25))
+    assert cb.l2_distance([0.0, 0.0], [0.12344, 0.5]) == pytest.approx(math.sqrt(0.12344 ** 2 + 0.25))
+    assert cb.l2_distance([0.0, 0.0], [0.12344, 0.5], round_estimate=True) == pytest.approx(math.sqrt(0.1234 ** 2 + 0.25))
     assert cb.l2_distance([0.12344, 0.5], [0.0, 0.0], rounding=None) == pytest.approx(math.sqrt(0.12344 ** 2 + 0.25))
     assert cb.normdiff_distance([4e-5, 0.0], [0.0, 0.0]) == 0.0
+    assert cb.normdiff_distance([0.0, 0.0], [4e-5, 0.0]) == pytest.approx(4e-5)
     assert cb.normdiff_distance([4e-5, 0.0], [0.0, 0.0], rounding=None) == pytest.approx(4e-5)
     # Eq. 3 over two pairs: (1 + 0) / 2 rounded, ((1 - 5/sqrt 26) + 0) / 2 unrounded
     t, e = np.array([near_zero, [0.2, 0.1]]), np.array([b, [0.4, 0.2]])
     assert cb.icace_error(t, e, "cosine") == pytest.approx(0.5)
     assert cb.icace_error(t, e, "cosine", rounding=None) == pytest.approx((1 - 5 / math.sqrt(26)) / 2)
+    # swapped roles: the near-zero vector is the estimate, kept under the authors' convention
+    assert cb.icace_error(e, t, "cosine") == pytest.approx((1 - 5 / math.sqrt(26)) / 2)
+    assert cb.icace_error(e, t, "cosine", round_estimate=True) == pytest.approx(0.5)
+
+
+def test_recompute_metrics_follows_the_convention():
+    pp = pd.DataFrame({"icace": [np.array([0.1, -0.1])], "estimate": [np.array([3e-5, -2e-5])],
+                       "cosine": [0.123], "l2": [0.0], "normdiff": [0.0]})
+    authors = cb.recompute_metrics(pp)
+    assert authors.loc[0, "cosine"] == pytest.approx(1 - 5 / math.sqrt(26))
+    assert authors.loc[0, "l2"] == pytest.approx(math.sqrt((0.1 - 3e-5) ** 2 + (0.1 - 2e-5) ** 2))
+    assert authors.loc[0, "rounding"] == 4 and not authors.loc[0, "round_estimate"]
+    both = cb.recompute_metrics(pp, round_estimate=True)
+    assert both.loc[0, "cosine"] == 1.0 and both.loc[0, "round_estimate"]
+    assert pp.loc[0, "cosine"] == 0.123  # the input is not modified
 
 
 def test_normdiff_known_values():

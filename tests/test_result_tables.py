@@ -90,6 +90,30 @@ def test_icace_error_table_recomputes_with_a_rounding_convention():
     assert paper.loc["cosine", "n_pairs"] == 2 and np.isclose(paper.loc["cosine", "ours_std"], 0.0)
 
 
+def test_icace_error_table_rounds_each_seed_mean_to_4_decimals_as_the_authors():
+    # one pair per seed; l2 = 0.123456 unrounded (truth and estimate differ in one entry only)
+    pp = pd.DataFrame({"task": "5-way", "model": "minilm", "explainer": "approx", "seed": [42, 43],
+                       "icace": [np.array([0.0, 0.0]), np.array([0.0, 0.0])],
+                       "estimate": [np.array([0.123456, 0.0]), np.array([0.123444, 0.0])]})
+    t = runner.icace_error_table(pp, rounding=4).set_index("metric")
+    assert t.loc["l2", "ours"] == pytest.approx((0.1235 + 0.1234) / 2)  # seed means rounded, then averaged
+    raw = runner.icace_error_table(pp, rounding=None).set_index("metric")
+    assert raw.loc["l2", "ours"] == pytest.approx((0.123456 + 0.123444) / 2)
+
+
+def test_rounding_conventions_table_differences():
+    pp = pd.DataFrame({"task": "5-way", "model": "minilm", "explainer": "approx", "seed": [42, 42],
+                       "icace": [np.array([0.1, -0.1]), np.array([0.2, 0.1])],
+                       "estimate": [np.array([3e-5, -2e-5]), np.array([0.4, 0.2])]})
+    conv = runner.rounding_conventions_table(pp).set_index(["convention", "metric"])
+    authors = conv.loc[("authors: true ICaCE rounded", "cosine")]
+    both = conv.loc[("both vectors rounded (earlier)", "cosine")]
+    assert authors["ours"] == pytest.approx(round((1 - 5 / np.sqrt(26)) / 2, 4))
+    assert both["ours"] == pytest.approx(0.5)  # the near-zero estimate rounds to zero: distance 1
+    assert both["diff_vs_authors"] == pytest.approx(0.5 - round((1 - 5 / np.sqrt(26)) / 2, 4))
+    assert authors["diff_vs_authors"] == 0.0
+
+
 def test_metric_grid_and_per_aspect_figures_draw(tmp_path):
     import matplotlib
 

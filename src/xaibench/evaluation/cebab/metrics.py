@@ -8,10 +8,14 @@ Notation: a model ``N(phi(x))`` outputs a probability vector over ``K`` classes.
   ``N(phi(x^{c'})) - N(phi(x^{c}))`` (one ``K``-vector per pair).
 * :data:`METRICS` -- the three ``Dist`` choices of the ICaCE-Error (Eq. 3): ``l2`` (Euclidean
   distance), ``cosine`` (``1 - cos``; defined as 1 when either vector is zero) and ``normdiff``
-  (``| ||a|| - ||b|| |``).  All are lower-is-better.  Convention (``rounding``): the authors'
-  pipeline rounds ICaCE vectors to 4 decimals before any distance, so a near-zero vector is zero
-  (cosine distance 1); ``rounding=4`` (:data:`PAPER_ROUNDING`) is the default, ``rounding=None``
-  the unrounded alternative.
+  (``| ||a|| - ||b|| |``).  All are lower-is-better.  Convention (``rounding``), as the authors'
+  ``metric_utils.py``: the *true* ICaCE (the first argument) is rounded to 4 decimals before any
+  distance, the explainer's estimate is not, and a vector is zero (cosine distance 1) only when its
+  norm is exactly 0 -- so a true effect below 5e-5 in every class is zero, a near-zero estimate is
+  not.  ``rounding=4`` (:data:`PAPER_ROUNDING`) is the default; ``rounding=None`` leaves both
+  unrounded; ``round_estimate=True`` also rounds the estimate (the convention this project used
+  before, kept to compare: :func:`recompute_metrics`).  Each seed's mean is rounded to 4 decimals
+  too (:func:`xaibench.evaluation.cebab.runner.icace_error_table`).
 * :func:`icace_error` -- Eq. 3, the mean distance over pairs.
 * :func:`cace` / :func:`cace_table` -- Eq. 4 (vector CaCE: mean ICaCE per aspect and direction);
   :func:`cace_scalar` the Table-4 scalar version, where ``N`` outputs the most probable class
@@ -38,8 +42,9 @@ from ...data.cebab import ASPECTS, CONCEPT_VALUES, PAPER_DIRECTIONS, direction_n
 from ...explainers.concept import proba_lookup
 from ..base import Metric
 
-#: the paper's convention: ICaCE vectors are rounded to 4 decimals before any distance is taken
-#: (the authors' released pipeline), so a vector below 5e-5 in every class counts as zero
+#: the paper's convention: the true ICaCE vector is rounded to 4 decimals before any distance is
+#: taken (the authors' released ``metric_utils.py``), so a true effect below 5e-5 in every class
+#: counts as zero; the explainer's estimate is used as it is
 PAPER_ROUNDING = 4
 
 #: pair columns that identify a pair in the per-pair results (those present are kept)
@@ -50,7 +55,8 @@ PAIR_KEYS: tuple[str, ...] = ("split", "original_id", "aspect", "pair_kind", "pa
 # ----------------------------------------------------------------------------------------------
 # distances (Dist in Eq. 3)
 # ----------------------------------------------------------------------------------------------
-def _pair_arrays(a: Any, b: Any, rounding: int | None) -> tuple[np.ndarray, np.ndarray, bool]:
+def _pair_arrays(a: Any, b: Any, rounding: int | None,
+                 round_estimate: bool = False) -> tuple[np.ndarray, np.ndarray, bool]:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
@@ -61,7 +67,9 @@ def _pair_arrays(a: Any, b: Any, rounding: int | None) -> tuple[np.ndarray, np.n
     if a.ndim != 2:
         raise ValueError(f"expected a vector or an (n, K) matrix; got shape {a.shape}")
     if rounding is not None:
-        a, b = np.round(a, int(rounding)), np.round(b, int(rounding))
+        a = np.round(a, int(rounding))
+        if round_estimate:
+            b = np.round(b, int(rounding))
     return a, b, single
 
 
@@ -69,21 +77,24 @@ def _ret(x: np.ndarray, single: bool):
     return float(x[0]) if single else x
 
 
-def l2_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING):
-    """Euclidean distance ``||a - b||_2`` (row-wise for matrices), after rounding both to
-    ``rounding`` decimals (``None``: unrounded)."""
-    a, b, single = _pair_arrays(a, b, rounding)
+def l2_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING, round_estimate: bool = False):
+    """Euclidean distance ``||a - b||_2`` (row-wise for matrices) between the true ICaCE ``a``, rounded
+    to ``rounding`` decimals (``None``: unrounded), and the estimate ``b`` (rounded too only with
+    ``round_estimate``)."""
+    a, b, single = _pair_arrays(a, b, rounding, round_estimate)
     return _ret(np.linalg.norm(a - b, axis=1), single)
 
 
-def cosine_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING, eps: float = 1e-12):
+def cosine_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING, eps: float = 1e-12,
+                    round_estimate: bool = False):
     """``1 - cos(a, b)`` in ``[0, 2]``; 1 when either vector is zero.
 
-    Two conventions: ``rounding=4`` (the paper's: both vectors are rounded to 4 decimals first, so a
-    vector whose entries are all below 5e-5 in magnitude *is* zero and gets distance 1) and
-    ``rounding=None`` (unrounded; a vector counts as zero only when its norm is ``<= eps``).
+    Conventions: ``rounding=4`` (the authors': the true ICaCE ``a`` is rounded to 4 decimals first,
+    so a true effect whose entries are all below 5e-5 in magnitude *is* zero and gets distance 1; the
+    estimate ``b`` is zero only when its norm is exactly 0), ``round_estimate=True`` (``b`` rounded
+    too) and ``rounding=None`` (unrounded; a vector counts as zero when its norm is ``<= eps``).
     """
-    a, b, single = _pair_arrays(a, b, rounding)
+    a, b, single = _pair_arrays(a, b, rounding, round_estimate)
     na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
     tol = 0.0 if rounding is not None else eps
     zero = (na <= tol) | (nb <= tol)
@@ -93,9 +104,9 @@ def cosine_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING, eps: 
     return _ret(out, single)
 
 
-def normdiff_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING):
-    """``| ||a||_2 - ||b||_2 |`` -- compares magnitudes only (after rounding, as :func:`l2_distance`)."""
-    a, b, single = _pair_arrays(a, b, rounding)
+def normdiff_distance(a: Any, b: Any, rounding: int | None = PAPER_ROUNDING, round_estimate: bool = False):
+    """``| ||a||_2 - ||b||_2 |`` -- compares magnitudes only (rounding as :func:`l2_distance`)."""
+    a, b, single = _pair_arrays(a, b, rounding, round_estimate)
     return _ret(np.abs(np.linalg.norm(a, axis=1) - np.linalg.norm(b, axis=1)), single)
 
 
@@ -126,14 +137,15 @@ def icace(p_base: Any, p_cf: Any) -> np.ndarray:
     return p_cf - p_base
 
 
-def icace_error(true_icace: Any, estimates: Any, dist: str = "l2", rounding: int | None = PAPER_ROUNDING) -> float:
-    """Eq. 3: mean ``Dist(ICaCE, estimate)`` over pairs (vectors rounded to ``rounding`` decimals first;
-    ``None``: unrounded)."""
+def icace_error(true_icace: Any, estimates: Any, dist: str = "l2", rounding: int | None = PAPER_ROUNDING,
+                round_estimate: bool = False) -> float:
+    """Eq. 3: mean ``Dist(ICaCE, estimate)`` over pairs (the true ICaCE rounded to ``rounding``
+    decimals first, ``None``: unrounded; the estimates too with ``round_estimate``)."""
     t = np.atleast_2d(np.asarray(true_icace, dtype=np.float64))
     e = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
     if len(t) == 0:
         raise ValueError("icace_error needs at least one pair")
-    return float(np.mean(_metric(dist).fn(t, e, rounding=rounding)))
+    return float(np.mean(_metric(dist).fn(t, e, rounding=rounding, round_estimate=round_estimate)))
 
 
 def cace(icace_vectors: Any) -> np.ndarray:
@@ -253,6 +265,26 @@ def evaluate_explainer(model: Any, explainer: Any, pairs: pd.DataFrame,
     for m in metrics:
         out[m] = METRICS[m].fn(truth, est, rounding=rounding)
     out["rounding"] = -1 if rounding is None else int(rounding)
+    out["round_estimate"] = False
+    return out
+
+
+def recompute_metrics(per_pair: pd.DataFrame, rounding: int | None = PAPER_ROUNDING,
+                      round_estimate: bool = False) -> pd.DataFrame:
+    """A copy of per-pair results (:func:`evaluate_explainer`) whose metric columns are recomputed
+    from the stored unrounded ``icace`` and ``estimate`` vectors under the given convention, so a
+    change of convention never needs the explainers to run again (``rounding`` column: -1 =
+    unrounded; ``round_estimate`` column says whether the estimate was rounded too)."""
+    _check_columns(per_pair, ["icace", "estimate"], "per_pair")
+    out = per_pair.copy()
+    if out.empty:
+        return out
+    truth = np.stack([np.asarray(v, dtype=np.float64) for v in out["icace"]])
+    est = np.stack([np.asarray(v, dtype=np.float64) for v in out["estimate"]])
+    for m, metric in METRICS.items():
+        out[m] = metric.fn(truth, est, rounding=rounding, round_estimate=round_estimate)
+    out["rounding"] = -1 if rounding is None else int(rounding)
+    out["round_estimate"] = bool(round_estimate)
     return out
 
 
@@ -325,6 +357,6 @@ __all__ = [
     "ASPECTS", "CONCEPT_VALUES", "PAPER_DIRECTIONS", "PAIR_KEYS", "METRICS", "Metric",
     "direction_name", "l2_distance", "cosine_distance", "normdiff_distance", "icace", "icace_error",
     "cace", "class_score", "cace_scalar", "acace", "task_label", "proba_lookup", "PAPER_ROUNDING",
-    "true_icace", "make_queries", "evaluate_explainer", "summarize", "cace_table", "cace_scalar_table",
+    "true_icace", "make_queries", "evaluate_explainer", "recompute_metrics", "summarize", "cace_table", "cace_scalar_table",
     "acace_table",
 ]

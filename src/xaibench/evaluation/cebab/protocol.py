@@ -34,9 +34,7 @@ class CebabProtocol(Protocol):
     def _per_seed(self, per_pair: pd.DataFrame) -> pd.DataFrame:
         if per_pair.empty:
             return pd.DataFrame(columns=["metric", "explainer", "model", "dataset", "seed", "value"])
-        m = (per_pair.groupby(["model", "explainer", "seed"])[list(cb.METRICS)].mean().reset_index()
-             .melt(id_vars=["model", "explainer", "seed"], var_name="metric", value_name="value"))
-        return m.assign(dataset="cebab")
+        return runner.per_seed_errors(per_pair, ["model", "explainer"]).assign(dataset="cebab")
 
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
         frames, skipped = [], []

@@ -9,7 +9,10 @@ Conventions (:data:`CONVENTION`), as in the paper and the authors' released pipe
   no 'no majority' review, and no 3-star review for binary);
 * CausaLM's estimate is the counterfactual model minus the *factual* model (App. E.2), with the
   authors' control concepts (food -> service, others -> food);
-* ICaCE vectors are rounded to 4 decimals before distances (``rounding=4``);
+* the true ICaCE vector is rounded to 4 decimals before distances, the explainer's estimate is not,
+  and each seed's mean ICaCE-Error is rounded to 4 decimals (``rounding=4``; the authors'
+  ``metric_utils.py``).  Per-pair files store both vectors unrounded and :func:`load_results`
+  recomputes the metric columns under this convention, so a change of convention reruns nothing;
 * ``ours_std`` is the population std over seeds (``ddof=0``), like the paper's ``±``.
 
 Per-pair results are kept as parquet under
@@ -229,6 +232,19 @@ def load_results(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[in
     out = pd.concat(frames, ignore_index=True)
     out["icace"] = out["icace"].map(np.asarray)
     out["estimate"] = out["estimate"].map(np.asarray)
+    # files written under an earlier rounding convention hold other metric values: recompute them all
+    return cb.recompute_metrics(out)
+
+
+def per_seed_errors(per_pair: pd.DataFrame, keys: Sequence[str], rounding: int | None = cb.PAPER_ROUNDING
+                    ) -> pd.DataFrame:
+    """Mean ICaCE-Error per ``keys`` and seed, long (``metric``, ``value``), each mean rounded to
+    ``rounding`` decimals as the authors' ``_aggregate_metrics`` does (``None``: unrounded)."""
+    keys = list(keys)
+    out = (per_pair.groupby(keys + ["seed"])[list(cb.METRICS)].mean()
+           .reset_index().melt(id_vars=keys + ["seed"], var_name="metric", value_name="value"))
+    if rounding is not None:
+        out["value"] = out["value"].round(int(rounding))
     return out
 
 
@@ -244,25 +260,24 @@ def _count(v: float) -> float | int:
     return int(v) if float(v).is_integer() else float(v)
 
 
-def icace_error_table(per_pair: pd.DataFrame, rounding: int | None | str = "stored") -> pd.DataFrame:
+def icace_error_table(per_pair: pd.DataFrame, rounding: int | None | str = "stored",
+                      round_estimate: bool = False) -> pd.DataFrame:
     """Table 10: ICaCE-Error per (task, model, explainer, metric): mean ± population std over seeds,
     the number of test pairs of the task (``n_pairs``), and the paper's value.
 
-    ``rounding="stored"`` uses the per-pair metric columns as stored (computed with the result
-    store's convention, ``rounding=4``); an int or ``None`` recomputes them from the stored ICaCE and
-    estimate vectors with that rounding (``None`` = unrounded)."""
+    ``rounding="stored"`` uses the per-pair metric columns as given (:func:`load_results` computes
+    them with the authors' convention, ``rounding=4``); an int or ``None`` recomputes them from the
+    ICaCE and estimate vectors with that rounding of the true ICaCE (``None`` = unrounded; the
+    estimate is rounded too with ``round_estimate``).  Each seed's mean is rounded to 4 decimals
+    unless ``rounding=None``."""
     cols = ["table", "task", "model", "paper_model", "explainer", "metric", "ours", "ours_std", "paper",
             "paper_std", "n_seeds", "n_pairs", "lower_is_better"]
     if per_pair.empty:
         return pd.DataFrame(columns=cols)
     if rounding != "stored":
-        per_pair = per_pair.copy()
-        truth, est = np.stack(per_pair["icace"].to_list()), np.stack(per_pair["estimate"].to_list())
-        for m, metric in cb.METRICS.items():
-            per_pair[m] = metric.fn(truth, est, rounding=rounding)
+        per_pair = cb.recompute_metrics(per_pair, rounding=rounding, round_estimate=round_estimate)
     keys = ["task", "model", "explainer"]
-    per_seed = (per_pair.groupby(keys + ["seed"])[list(cb.METRICS)].mean()
-                .reset_index().melt(id_vars=keys + ["seed"], var_name="metric", value_name="value"))
+    per_seed = per_seed_errors(per_pair, keys, None if rounding is None else cb.PAPER_ROUNDING)
     agg = aggregate_seeds(per_seed, keys + ["metric"], ddof=SEED_DDOF)
     n_pairs = _n_pairs(per_pair, keys)
     agg["n_pairs"] = [n_pairs.get(tuple(r)) for r in agg[keys].itertuples(index=False)]
@@ -275,6 +290,32 @@ def icace_error_table(per_pair: pd.DataFrame, rounding: int | None | str = "stor
     out = out.sort_values(["table", "model", "metric", "explainer"],
                           key=lambda s: s.map(order) if s.name == "explainer" else s)
     return out[cols].reset_index(drop=True)
+
+
+#: rounding conventions compared in :func:`rounding_conventions_table`: (rounding, round_estimate)
+ROUNDING_CONVENTIONS = {
+    "authors: true ICaCE rounded": (cb.PAPER_ROUNDING, False),
+    "both vectors rounded (earlier)": (cb.PAPER_ROUNDING, True),
+    "unrounded": (None, False),
+}
+
+
+def rounding_conventions_table(per_pair: pd.DataFrame) -> pd.DataFrame:
+    """Table 10 under each of :data:`ROUNDING_CONVENTIONS`, recomputed from the stored vectors (no
+    explainer runs): ``convention, task, model, explainer, metric, ours, ours_std, paper`` and
+    ``diff_vs_authors`` (this convention minus the authors')."""
+    frames = []
+    for name, (rounding, round_estimate) in ROUNDING_CONVENTIONS.items():
+        t = icace_error_table(per_pair, rounding=rounding, round_estimate=round_estimate)
+        frames.append(t.assign(convention=name))
+    out = pd.concat(frames, ignore_index=True)
+    if out.empty:
+        return out
+    keys = ["task", "model", "explainer", "metric"]
+    ref = out[out["convention"] == next(iter(ROUNDING_CONVENTIONS))].set_index(keys)["ours"]
+    out["diff_vs_authors"] = out["ours"].to_numpy() - ref.reindex(pd.MultiIndex.from_frame(out[keys])).to_numpy()
+    return out[["convention", *keys, "ours", "ours_std", "paper", "diff_vs_authors", "n_seeds", "n_pairs",
+                "lower_is_better"]]
 
 
 def cace_paper_table(models_by_seed: dict[int, Any], pairs: pd.DataFrame, model_name: str) -> pd.DataFrame:
