@@ -205,6 +205,7 @@ test-all: $(DATA_STAMP) ## every test, including the slow ones
 bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training
 	$(PY) -m xaibench.bench cebab
+	$(PY) -m xaibench.bench causalm_staging
 	$(PY) -m xaibench.bench attribution
 	$(PY) -m xaibench.bench faithfulness
 	$(PY) -m xaibench.bench attribution_gt

@@ -130,7 +130,8 @@ def _cebab_world():
     return world(), pairs(8)
 
 
-def test_concept_explainers_train_heads_on_the_device(gpu):
+def test_concept_explainers_train_heads_on_the_device(gpu, tmp_path, monkeypatch):
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))  # CausaLM stores its encoders in a scratch project
     from xaibench.evaluation.cebab import metrics as cb
     from xaibench.explainers.concept import (CausaLMExplainer, ConceptSHAPExplainer, INLPExplainer,
                                              TCAVExplainer)
@@ -143,7 +144,9 @@ def test_concept_explainers_train_heads_on_the_device(gpu):
                   ConceptSHAPExplainer(seed=0, hidden=8, epochs=1),
                   TCAVExplainer(seed=0),
                   CausaLMExplainer(seed=0, epochs=1, head_epochs=1, batch_size=32, aspects=("food",),
-                                   control={"food": "noise"})]
+                                   control={"food": "noise"}),  # paper staging: from the pretrained module
+                  CausaLMExplainer(seed=0, epochs=1, head_epochs=1, batch_size=32, aspects=("food",),
+                                   control={"food": "noise"}, staging="explained")]
     for e in explainers:
         e.fit(model, data)
         q = queries[queries["aspect"].isin(getattr(e, "aspects", None) or cb.ASPECTS)]

@@ -147,8 +147,12 @@ def test_result_store_keys_on_the_convention(tmp_path, monkeypatch):
     assert len(back) == 1 and back["convention"].iloc[0] == runner.CONVENTION
     # the explained-model CausaLM variant is stored beside, never instead of, the factual one
     assert runner.result_path("lstm", "5-way", 42, "causalm", causalm_baseline="explained").name == \
-        "causalm@explained.parquet"
-    assert runner.result_path("lstm", "5-way", 42, "causalm").name == "causalm.parquet"
+        "causalm-e2@explained.parquet"
+    # the paper staging (default) never reads results of the earlier staging, stored as causalm.parquet
+    assert runner.result_path("lstm", "5-way", 42, "causalm").name == "causalm-e2.parquet"
+    assert runner.result_name("causalm", causalm_staging="explained") == "causalm"
+    assert runner.result_name("causalm", "explained", "explained") == "causalm@explained"
+    assert runner.explainer_kwargs("causalm", 0)["staging"] == runner.CAUSALM_STAGING == "paper"
 
 
 def test_grouped_bars_draws_means_and_std_error_bars_at_the_bar_centres():

@@ -19,6 +19,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "cebab":
         from .cebab import bench_cebab
         return bench_cebab()
+    if name == "causalm_staging":
+        from .causalm_staging import bench_causalm_staging
+        return bench_causalm_staging(tasks=tuple(args.tasks))
     if name == "attribution":
         from .attribution import bench_attribution_models
         return bench_attribution_models()
@@ -41,6 +44,7 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
 BENCHMARKS: dict[str, str] = {
     "training": "one fine-tuning run per model and task",
     "cebab": "8 concept explainers on one trained 5-way MiniLM, cold cache",
+    "causalm_staging": "CausaLM from the explained model vs from the pretrained LM (App. E.2), stored encoders reused",
     "attribution": "every local explainer on the CNN and MiniLM",
     "faithfulness": "Ge et al.: seconds per explanation and per counterfactual search",
     "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
@@ -55,6 +59,7 @@ def parser() -> argparse.ArgumentParser:
     subs = {name: sub.add_parser(name, help=text) for name, text in BENCHMARKS.items()}
     subs["training"].add_argument("--models", nargs="+", default=["minilm", "lstm"])
     subs["training"].add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
+    subs["causalm_staging"].add_argument("--tasks", nargs="+", default=["5-way", "ternary"])
     subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     one = sub.add_parser("_train_one")  # the child process of `training`
     one.add_argument("model")

@@ -183,6 +183,13 @@ class TorchTextClassifier(Classifier):
         """``nn.Module`` mapping phi(x) (as returned by :meth:`embed`) to logits."""
         return self.module.head
 
+    def pretrained_module(self) -> Any:
+        """A fresh module as it was before task training (pretrained weights), reading :meth:`encode`'s
+        inputs; CausaLM's paper staging starts its counterfactual encoders from it."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not define pretrained_module(); CausaLM's paper staging needs it "
+            "(implement it, or use CausaLMExplainer(staging='explained') to start from the explained model)")
+
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self._run(texts, lambda ids, mask: self.module.features(ids, mask))
 
@@ -246,6 +253,23 @@ class VocabTorchClassifier(TorchTextClassifier):
         if self.module is None:
             raise RuntimeError(f"the {self.kind} model has no vocabulary/weights yet: call fit(...) or "
                                "xaibench.models.registry.load_model(folder) first")
+
+    def pretrained_module(self) -> Any:
+        """A fresh module as it was before task training: the fitted vocabulary's GloVe vectors and
+        seeded random layers (``_make_module`` as at the start of ``fit``), on the model's device, in
+        eval mode; the explained model's own module is left as it is (CausaLM's paper staging starts
+        here, as the authors' LSTM starts from fastText vectors)."""
+        from .embeddings import glove_vectors
+
+        self._require()
+        explained = self.module
+        try:
+            emb, _ = glove_vectors(self.vocab.itos, seed=self.seed)
+            self._make_module(emb)
+            fresh = self.module
+        finally:
+            self.module = explained
+        return fresh.eval()
 
     def _save_weights(self, folder: Path) -> None:
         import torch

@@ -117,6 +117,17 @@ class TransformerClassifier(TorchTextClassifier):
         self.module = place(_build_module(checkpoint, n_classes, dropout, tiny=tiny))
         self.module.eval()
 
+    def pretrained_module(self):
+        """A fresh copy of the module as it was before task fine-tuning: the pretrained encoder (a
+        seeded random one for ``tiny``) with a new head, on the model's device, in eval mode; it reads
+        :meth:`encode`'s inputs (CausaLM's staging starts from it)."""
+        from ..utils import set_seed
+
+        set_seed(self.seed)
+        module = place(_build_module(self.checkpoint, self.n_classes, self.dropout, tiny=self.tiny))
+        module.eval()
+        return module
+
     def config(self) -> dict[str, Any]:
         return {"checkpoint": self.checkpoint, "max_length": self.max_length, "lr": self.lr,
                 "epochs": self.epochs, "batch_size": self.batch_size, "patience": self.patience,

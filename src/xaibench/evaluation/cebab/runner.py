@@ -49,6 +49,9 @@ QUICK_KW = {"conceptshap": {"epochs": 2}, "inlp": {"n_iter": 3, "epochs": 1},
 CONVENTION = "paper-v2"
 #: CausaLM's reference model in the estimate: "factual" (App. E.2, used in the tables) or "explained"
 CAUSALM_BASELINES = ("factual", "explained")
+#: where CausaLM's encoders start in the runner: "paper" (the pretrained LM, stored and shared by tasks
+#: with the same fit rows; App. E.2) -- :class:`xaibench.explainers.concept.causalm.CausaLMExplainer`
+CAUSALM_STAGING = "paper"
 #: population std over seeds, as the paper's "±" (stated in every table note)
 SEED_DDOF = 0
 STD_NOTE = "ours_std: population std over seeds (ddof=0), as the paper's ±"
@@ -76,15 +79,20 @@ def table_title(what: str, models: Sequence[str], table: pd.DataFrame, extra: st
     convention and the std note."""
     seeds = seeds_label(table["n_seeds"]) if "n_seeds" in table.columns and len(table) else "no results"
     return (f"CEBaB (Abraham et al. 2022) {what}; models: {', '.join(models)}; {seeds} per cell{extra}. "
-            f"Convention {CONVENTION} (per-task pairs and fit rows, CausaLM vs the factual model, ICaCE rounded "
-            f"to 4 decimals); {STD_NOTE}")
+            f"Convention {CONVENTION} (per-task pairs and fit rows, CausaLM from the pretrained LM vs the factual "
+            f"model, the true ICaCE rounded to 4 decimals); {STD_NOTE}")
 
 
-def result_name(explainer: str, causalm_baseline: str = "factual") -> str:
-    """File stem of an explainer's results: ``causalm`` (factual model) or ``causalm@explained``."""
-    if explainer == "causalm" and causalm_baseline != "factual":
-        return f"causalm@{causalm_baseline}"
-    return explainer
+def result_name(explainer: str, causalm_baseline: str = "factual", causalm_staging: str | None = None) -> str:
+    """File stem of an explainer's results.  CausaLM's depends on its staging and baseline:
+    ``causalm-e2`` (the paper staging, :data:`CAUSALM_STAGING`; factual model), ``causalm`` (the earlier
+    staging from the explained model), with ``@explained`` appended for the explained-model baseline --
+    so results of one setting are never read as another's."""
+    if explainer != "causalm":
+        return explainer
+    staging = CAUSALM_STAGING if causalm_staging is None else causalm_staging
+    stem = "causalm-e2" if staging == "paper" else "causalm"
+    return stem if causalm_baseline == "factual" else f"{stem}@{causalm_baseline}"
 
 
 def result_path(model: str, task: str, seed: int, explainer: str, convention: str = CONVENTION,
@@ -124,6 +132,7 @@ def explainer_kwargs(name: str, seed: int, aspect_predictor: Any = None, quick: 
         if causalm_baseline not in CAUSALM_BASELINES:
             raise ValueError(f"causalm_baseline must be one of {CAUSALM_BASELINES}; got {causalm_baseline!r}")
         kw["baseline"] = causalm_baseline
+        kw["staging"] = CAUSALM_STAGING
     if quick:
         kw.update(QUICK_KW.get(name, {}))
     return kw

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import time
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -11,6 +12,14 @@ import pandas as pd
 from ...data.cebab import ASPECTS, CONCEPT_VALUES, CONTROL_CONCEPTS
 from ._common import (FittedConceptExplainer, check_data, check_queries, copy_head, embed, head_proba, module_device,
                       proba_lookup, task_targets, train_on_features)
+
+
+#: where CausaLM's encoders start: "paper" (the pretrained LM, App. E.2) or "explained" (the explained model)
+STAGINGS = ("paper", "explained")
+#: key of the factual model under the paper staging (a head on the frozen pretrained encoder)
+PRETRAINED = "pretrained"
+#: part of every stored encoder's key: bump it when the encoder training changes
+ENCODER_STORE_VERSION = 1
 
 
 def cramers_v(a: Sequence[Any], b: Sequence[Any]) -> float:
@@ -58,7 +67,7 @@ def _grad_reverse():
 class CausaLMExplainer(FittedConceptExplainer):
     """CausaLM (App. E), TReITE estimator (Eq. 10): ``N'(phi_CF(x)) - N_F(phi_F(x))``.
 
-    Per treated aspect ``C``: a deep copy of the model's encoder is fine-tuned (Adam, lr 2e-5,
+    Per treated aspect ``C``: an encoder (see ``staging``) is trained (Adam, lr 2e-5,
     3 epochs, batch 48; App. E.2) with two auxiliary heads on phi: ``C`` (3-way label) as an
     adversarial task through a gradient-reversal layer with weight ``lambda`` = 0.1, and the *control
     concept* as a normal task, so ``phi_CF`` forgets ``C`` but keeps the control.  The control
@@ -69,15 +78,25 @@ class CausaLMExplainer(FittedConceptExplainer):
     (Adam, lr 1e-3, 50 epochs, batch 256).
 
     ``baseline`` selects the subtracted term: ``"factual"`` (the paper, App. E.2) -- a *factual model*
-    trained the same way, with the control task but without the adversarial task (encoder stage), then
-    a head on its frozen ``phi_F`` (lr 1e-3, 50 epochs, batch 256); it depends only on the control
-    concept, so two are trained (one per control) -- or ``"explained"``, the explained model's own
-    ``N(phi(x))`` (our earlier variant; cheaper, but it mixes the effect with the difference between
-    a re-trained head and the original one).
+    with a head (lr 1e-3, 50 epochs, batch 256) on a frozen ``phi_F``: the pretrained encoder under
+    the paper staging; under the ``"explained"`` staging an encoder trained like the counterfactual
+    ones with the control task but without the adversarial task (one per control concept) -- or
+    ``"explained"``, the explained model's own ``N(phi(x))`` (cheaper, but it mixes the effect with
+    the difference between a re-trained head and the original one).
+
+    ``staging`` says where the encoders start (App. E.2 and the authors' ``run_causalm_cebab.py``):
+    ``"paper"`` (default) -- each counterfactual encoder is trained from the *pretrained* language
+    model (:meth:`pretrained_module` of the explained classifier: the pretrained transformer, or the
+    LSTM's GloVe embeddings with a seeded random LSTM) on the concept objectives only, which do not
+    involve the task label; it is stored under ``data/models/causalm/`` keyed on the starting weights,
+    the seed, the treated and control concepts, the hyper-parameters and the fit rows, so tasks with the
+    same fit rows (5-way and ternary) share it; the factual model is a task head on the frozen
+    pretrained encoder (E.2: "freeze the embedding weights and train only the classification head").
+    ``"explained"`` -- the earlier variant: encoders start from the explained model's fine-tuned
+    weights, and the factual model fine-tunes an encoder with the control task (one per control).
 
     Deviations: CausaLM's masked-language-model objective is omitted (the explained models need not
-    have an LM head), the encoders start from the explained model's fine-tuned weights, and the
-    auxiliary heads use their own learning rate ``head_lr``.  The estimate ignores ``c'``: the
+    have an LM head), and the auxiliary heads use their own learning rate ``head_lr``.  The estimate ignores ``c'``: the
     counterfactual representation only removes ``C``, so (as the paper notes) it can only estimate
     ``c' = unknown`` well.  Features are computed once per text and kept in memory.
     """
@@ -87,7 +106,8 @@ class CausaLMExplainer(FittedConceptExplainer):
     def __init__(self, seed: int = 42, lam: float = 0.1, lr: float = 2e-5, epochs: int = 3, batch_size: int = 48,
                  head_lr: float = 1e-3, head_epochs: int = 50, head_batch_size: int = 256,
                  control: Mapping[str, str] | str | None = None, aspects: Sequence[str] = ASPECTS,
-                 baseline: str = "factual"):
+                 baseline: str = "factual", staging: str = "paper", store: bool = True,
+                 store_dir: str | None = None):
         self.seed = int(seed)
         self.lam = float(lam)
         self.lr = float(lr)
@@ -107,15 +127,23 @@ class CausaLMExplainer(FittedConceptExplainer):
         if baseline not in ("factual", "explained"):
             raise ValueError(f"baseline must be 'factual' (App. E.2) or 'explained'; got {baseline!r}")
         self.baseline = baseline
+        if staging not in STAGINGS:
+            raise ValueError(f"staging must be one of {STAGINGS} ('paper': encoders from the pretrained LM, App. E.2; "
+                             f"'explained': from the explained model); got {staging!r}")
+        self.staging = staging
+        self.store = bool(store)
+        #: folder of the stored encoders (``None``: ``data/models/causalm`` of the active profile)
+        self.store_dir = store_dir
         bad = [a for a in aspects if a not in ASPECTS]
         if bad:
             raise ValueError(f"unknown aspect(s) {bad}; aspects are {ASPECTS}")
         self.aspects = tuple(aspects)
 
     # -- adversarial stage -----------------------------------------------------------------------
-    def _adversarial(self, aspect: str, texts: list[str], y_tc: np.ndarray | None, y_cc: np.ndarray, d: int):
-        """Fine-tune a copy of the encoder: control task, plus the adversarial task on ``aspect`` unless
-        ``y_tc`` is ``None`` (the factual model)."""
+    def _adversarial(self, aspect: str, texts: list[str], y_tc: np.ndarray | None, y_cc: np.ndarray, d: int,
+                     start: Any = None):
+        """Fine-tune an encoder -- ``start`` (a fresh module) or a copy of the explained model's: control
+        task, plus the adversarial task on ``aspect`` unless ``y_tc`` is ``None`` (the factual model)."""
         import torch
 
         from ...models.training import length_bucketed_batches
@@ -123,7 +151,7 @@ class CausaLMExplainer(FittedConceptExplainer):
         from ...utils import set_seed
 
         set_seed(self.seed)
-        module = copy.deepcopy(self.model.module)
+        module = copy.deepcopy(self.model.module) if start is None else start
         device = module_device(module)
         tc_head = torch.nn.Linear(d, len(CONCEPT_VALUES)).to(device)
         cc_head = torch.nn.Linear(d, len(CONCEPT_VALUES)).to(device)
@@ -168,6 +196,74 @@ class CausaLMExplainer(FittedConceptExplainer):
             p.requires_grad_(False)
         return module, hist
 
+    # -- the paper's staging: counterfactual encoders from the pretrained LM, stored ------------------
+    def _start_digest(self, module) -> str:
+        """Hash of what a stored encoder depends on besides the fit: the starting encoder's weights
+        (head excluded, so tasks with other class counts share it), the tokenisation, the seed and the
+        hyper-parameters."""
+        import hashlib
+
+        h = hashlib.sha256()
+        for name, p in sorted(module.state_dict().items()):
+            if name.startswith("head."):
+                continue
+            h.update(name.encode())
+            h.update(p.detach().cpu().contiguous().numpy().tobytes())
+        vocab = getattr(self.model, "vocab", None)
+        if vocab is not None:
+            h.update("\x00".join(vocab.itos).encode())
+        h.update(repr((type(self.model).__name__, getattr(self.model, "max_length", None), self.seed, self.lam,
+                       self.lr, self.epochs, self.batch_size, self.head_lr, ENCODER_STORE_VERSION)).encode())
+        return h.hexdigest()
+
+    def _encoder_path(self, start_digest: str, aspect: str, control: str, texts: list[str], y_tc: np.ndarray,
+                      y_cc: np.ndarray):
+        import hashlib
+
+        from ... import paths
+
+        h = hashlib.sha256(start_digest.encode())
+        h.update(repr((aspect, control)).encode())
+        h.update("\x00".join(texts).encode())
+        h.update(np.asarray(y_tc, dtype=np.int64).tobytes())
+        h.update(np.asarray(y_cc, dtype=np.int64).tobytes())
+        root = Path(self.store_dir) if self.store_dir is not None else paths.models_dir() / "causalm"
+        return root / f"{h.hexdigest()[:20]}.pt"
+
+    def _paper_encoder(self, aspect: str, control: str, texts: list[str], y_tc: np.ndarray, y_cc: np.ndarray,
+                       d: int):
+        """The counterfactual encoder of ``aspect`` trained from the pretrained LM (read from the store
+        when an identical one was trained before, e.g. for another task with the same fit rows)."""
+        import torch
+
+        from ...io import atomic_path, read_or_rebuild
+
+        start = self.model.pretrained_module()
+        path = self._encoder_path(self._start_digest(start), aspect, control, texts, y_tc, y_cc)
+
+        def read(p):
+            blob = torch.load(p, map_location="cpu", weights_only=True)
+            missing, unexpected = start.load_state_dict(blob["encoder"], strict=False)
+            if unexpected or any(not k.startswith("head.") for k in missing):
+                raise ValueError(f"stored encoder does not fit the model (missing {missing}, unexpected {unexpected})")
+            start.eval()
+            for q in start.parameters():
+                q.requires_grad_(False)
+            self.store_hits_ += 1
+            return start, list(blob["history"])
+
+        def build():
+            module, hist = self._adversarial(aspect, texts, y_tc, y_cc, d, start=start)
+            if self.store:
+                enc = {k: v.detach().cpu() for k, v in module.state_dict().items() if not k.startswith("head.")}
+                with atomic_path(path, ".pt") as tmp:
+                    torch.save({"encoder": enc, "history": hist}, tmp)
+            return module, hist
+
+        if not self.store:
+            return build()
+        return read_or_rebuild(path, read, build, what="CausaLM encoder")
+
     def _features(self, module, texts: list[str]) -> np.ndarray:
         import torch
 
@@ -197,7 +293,8 @@ class CausaLMExplainer(FittedConceptExplainer):
         return self._cached_features(self._memo[aspect], self.encoders_[aspect], texts)
 
     def factual_features(self, control: str, texts: Sequence[str]) -> np.ndarray:
-        """phi_F of the factual model with control concept ``control`` (memoised per text)."""
+        """phi_F of the factual model with control concept ``control`` (``"pretrained"`` under the
+        paper staging: the frozen pretrained encoder; memoised per text)."""
         self._require_fit()
         return self._cached_features(self._factual_memo[control], self.factual_encoders_[control], texts)
 
@@ -236,6 +333,8 @@ class CausaLMExplainer(FittedConceptExplainer):
         #: wall seconds per stage of the fit (bench_cebab): encoder fine-tunes and the heads on frozen features
         self.timings_: dict[str, float] = {"counterfactual_encoders_s": 0.0, "counterfactual_heads_s": 0.0,
                                            "factual_encoders_s": 0.0, "factual_heads_s": 0.0}
+        #: counterfactual encoders read from the store instead of trained (paper staging)
+        self.store_hits_ = 0
         clock = time.perf_counter
 
         def labels(aspect: str, rows: np.ndarray) -> np.ndarray:
@@ -247,7 +346,11 @@ class CausaLMExplainer(FittedConceptExplainer):
             if len(rows) < 2:
                 raise ValueError(f"too few fit rows with a {a} label for CausaLM")
             t0 = clock()
-            enc, hist = self._adversarial(a, [texts_all[i] for i in rows], labels(a, rows), labels(cc, rows), d)
+            fit_texts = [texts_all[i] for i in rows]
+            if self.staging == "paper":
+                enc, hist = self._paper_encoder(a, cc, fit_texts, labels(a, rows), labels(cc, rows), d)
+            else:
+                enc, hist = self._adversarial(a, fit_texts, labels(a, rows), labels(cc, rows), d)
             self.timings_["counterfactual_encoders_s"] += clock() - t0
             self.encoders_[a] = enc
             self._memo[a] = {}
@@ -257,7 +360,16 @@ class CausaLMExplainer(FittedConceptExplainer):
                                                    f"CausaLM head {a}")
             self.timings_["counterfactual_heads_s"] += clock() - t0
             self.history_[a] = {"adversarial": hist, "head": head_hist}
-            if self.baseline == "factual" and cc not in self.factual_encoders_:
+            if self.baseline == "factual" and self.staging == "paper" and PRETRAINED not in self.factual_encoders_:
+                # E.2: the factual model is a task head on the frozen pretrained encoder (no concept training)
+                self.factual_encoders_[PRETRAINED] = self.model.pretrained_module()
+                self._factual_memo[PRETRAINED] = {}
+                t0 = clock()
+                self.factual_heads_[PRETRAINED], fhead_hist = self._head(
+                    self.factual_features(PRETRAINED, task_texts), y_task[task_rows], "CausaLM factual head")
+                self.timings_["factual_heads_s"] += clock() - t0
+                self.factual_history_[PRETRAINED] = {"head": fhead_hist}
+            elif self.baseline == "factual" and self.staging == "explained" and cc not in self.factual_encoders_:
                 frows = np.nonzero(data[f"{cc}_majority"].isin(CONCEPT_VALUES).to_numpy())[0]
                 t0 = clock()
                 fenc, fhist = self._adversarial(f"factual({cc})", [texts_all[i] for i in frows], None,
@@ -278,8 +390,8 @@ class CausaLMExplainer(FittedConceptExplainer):
         self._require_fit()
         if self.baseline == "explained":
             return proba_lookup(self.model, list(texts))
-        cc = self.control_[aspect]
-        return head_proba(self.factual_heads_[cc], self.factual_features(cc, list(texts)))
+        key = PRETRAINED if self.staging == "paper" else self.control_[aspect]
+        return head_proba(self.factual_heads_[key], self.factual_features(key, list(texts)))
 
     def explain(self, queries: pd.DataFrame) -> np.ndarray:
         self._require_fit()
