@@ -62,4 +62,3 @@ def bench_cebab(model: str = "minilm", task: str = "5-way", seed: int = 42,
                                        "explainer": "TOTAL without causalm",
                                        "wall_seconds": round(no_causalm, 1)}])], ignore_index=True)
     return df
-
