@@ -1,0 +1,168 @@
+"""XAIBENCH_SCHEDULER: serial, local processes and Dask give the same results, in input order."""
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench import executor
+
+
+def seeded_cell(seed: int, scale: float = 1.0) -> dict:
+    """A cell whose result depends on seeded numpy and torch draws and on a torch reduction."""
+    import torch
+
+    from xaibench.utils import set_seed
+
+    set_seed(seed)
+    x = torch.randn(64, 32) * scale
+    w = torch.nn.Linear(32, 8)(x).sum(0).detach()
+    return {"seed": seed, "numpy": np.random.default_rng(seed).normal(size=5) + np.random.rand(5), "torch": w,
+            "threads": torch.get_num_threads(), "pid": os.getpid()}
+
+
+def failing_cell(seed: int) -> int:
+    if seed == 2:
+        raise ArithmeticError(f"cell {seed} failed")
+    return seed
+
+
+SEEDS = [5, 3, 11, 0, 7]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread_per_worker():
+    """Two workers on a two-core machine: one torch thread each (the Dask cluster is shared by the module)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XAIBENCH_THREADS", "1")
+        yield
+    executor.close_clients()
+
+
+@pytest.fixture(scope="module")
+def serial(one_thread_per_worker):
+    return executor.get_executor("serial").map(functools.partial(seeded_cell, scale=2.0), SEEDS)
+
+
+def _same(a: list[dict], b: list[dict]) -> None:
+    assert [r["seed"] for r in a] == [r["seed"] for r in b] == SEEDS          # input order
+    for x, y in zip(a, b):
+        assert np.array_equal(x["numpy"], y["numpy"]) and x["torch"].dtype == y["torch"].dtype
+        assert (x["torch"] == y["torch"]).all()                                # bit-identical
+        assert x["threads"] == y["threads"]                                    # the driver's XAIBENCH_THREADS
+
+
+def test_serial_is_a_plain_loop_in_this_process(serial):
+    assert {r["pid"] for r in serial} == {os.getpid()}
+    seen = []
+    got = executor.get_executor("").map(functools.partial(seeded_cell, scale=2.0), SEEDS,
+                                        on_result=lambda i, r: seen.append((i, r["seed"])))
+    assert seen == list(enumerate(SEEDS))  # saved as each cell finishes, in order
+    _same(got, serial)
+
+
+def test_processes_give_the_serial_results_in_input_order(serial):
+    seen = {}
+    got = executor.get_executor("processes:2").map(functools.partial(seeded_cell, scale=2.0), SEEDS,
+                                                    on_result=lambda i, r: seen.setdefault(i, r["seed"]))
+    assert os.getpid() not in {r["pid"] for r in got}
+    assert seen == dict(enumerate(SEEDS))
+    _same(got, serial)
+
+
+def test_dask_local_gives_the_serial_results_in_input_order(serial):
+    got = executor.get_executor("dask-local:2").map(functools.partial(seeded_cell, scale=2.0), SEEDS)
+    assert os.getpid() not in {r["pid"] for r in got}
+    assert len({r["pid"] for r in got}) <= 2
+    _same(got, serial)
+    with pytest.raises(ArithmeticError, match="cell 2 failed"):
+        executor.get_executor("dask-local:2").map(failing_cell, [1, 2, 3])
+
+
+def test_an_error_in_a_process_cell_is_raised_in_the_driver():
+    with pytest.raises(ArithmeticError, match="cell 2 failed"):
+        executor.get_executor("processes:2").map(failing_cell, [1, 2, 3])
+
+
+def test_the_environment_variable_chooses_the_backend(monkeypatch):
+    monkeypatch.delenv("XAIBENCH_SCHEDULER", raising=False)
+    assert executor.get_executor().kind == "serial"
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", " Processes:3 ")
+    assert (executor.get_executor().kind, executor.get_executor().arg) == ("processes", 3)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "dask-local:4")
+    assert (executor.get_executor().kind, executor.get_executor().arg) == ("dask-local", 4)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "tcp://10.0.0.5:8786")
+    assert (executor.get_executor().kind, executor.get_executor().arg) == ("dask", "tcp://10.0.0.5:8786")
+    assert executor.get_executor("processes").arg is None
+    assert executor.get_executor("").kind == executor.get_executor(" serial ").kind == "serial"
+
+
+@pytest.mark.parametrize("value", ["dask", "processes:0", "processes:two", "dask-local", "dask-local:0",
+                                   "threads:2", "10.0.0.5:8786", "tcp://"])
+def test_a_bad_scheduler_is_named_with_its_value_and_the_allowed_forms(monkeypatch, value):
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", value)
+    with pytest.raises(ValueError) as e:
+        executor.get_executor()
+    msg = str(e.value)
+    assert msg.startswith(f"XAIBENCH_SCHEDULER={value!r}")
+    assert "serial" in msg and "processes:N" in msg and "dask-local:N" in msg and "tcp://host:port" in msg
+
+
+def test_workers_run_with_the_drivers_threads_and_project_root(monkeypatch):
+    from xaibench.paths import project_root
+
+    monkeypatch.setenv("XAIBENCH_THREADS", "3")
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "dask-local:1")
+    monkeypatch.delenv("XAIBENCH_HOME", raising=False)
+    env = executor.worker_env()
+    assert env["XAIBENCH_THREADS"] == "3" and "XAIBENCH_SCHEDULER" not in env
+    assert env["XAIBENCH_HOME"] == str(project_root())
+
+
+def test_processes_fit_the_cores_and_more_workers_than_fit_are_warned_about(monkeypatch):
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 8)
+    monkeypatch.setenv("XAIBENCH_THREADS", "2")
+    assert executor.get_executor("processes").n_workers() == 4
+    with pytest.warns(RuntimeWarning, match=r"5 workers x XAIBENCH_THREADS=2 .* exceed the 8 cores"):
+        assert executor.get_executor("processes:5").n_workers() == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# one real runner: Ge et al.'s seeds (a tiny Adult configuration), serial vs Dask
+# ---------------------------------------------------------------------------------------------
+TIMING = {"train_seconds", "seconds_per_explanation", "seconds_per_search"}
+
+
+def _ge_run(monkeypatch, tmp_path, scheduler: str) -> pd.DataFrame:
+    from xaibench.evaluation.cf_faithfulness import runner
+
+    monkeypatch.setattr(runner.paths, "results_dir", lambda: tmp_path / scheduler)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    if scheduler != "serial":  # the seeds must run in the workers (a fresh import there), not here
+        def in_driver(*args, **kw):
+            raise AssertionError("run_seed ran in the driver")
+
+        monkeypatch.setattr(runner, "run_seed", in_driver)
+    saved = []
+    real_save = runner.ResultStore.save
+
+    def save(self, key, tables):  # the driver saves every seed
+        saved.append((os.getpid(), key["seed"]))
+        return real_save(self, key, tables)
+
+    monkeypatch.setattr(runner.ResultStore, "save", save)
+    cfg = runner.RunConfig(n_explain=3, ks=(1,), epochs=1, cont_steps=5, explainers=("random", "omission"),
+                           selections=("absolute",))
+    out = runner.run(["adult"], [1, 2], cfg)
+    assert sorted(saved) == [(os.getpid(), 1), (os.getpid(), 2)]
+    return out[~out["metric"].isin(TIMING)].reset_index(drop=True)
+
+
+def test_ge_et_al_seeds_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
+    serial = _ge_run(monkeypatch, tmp_path, "serial")
+    dask = _ge_run(monkeypatch, tmp_path, "dask-local:2")
+    assert list(serial["seed"].unique()) == [1, 2] and len(serial) > 10
+    pd.testing.assert_frame_equal(dask, serial, check_exact=True)
