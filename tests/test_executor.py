@@ -166,3 +166,40 @@ def test_ge_et_al_seeds_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
     dask = _ge_run(monkeypatch, tmp_path, "dask-local:2")
     assert list(serial["seed"].unique()) == [1, 2] and len(serial) > 10
     pd.testing.assert_frame_equal(dask, serial, check_exact=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.'s text runs: (dataset, run) cells, the first run's model saved by the driver
+# ---------------------------------------------------------------------------------------------
+def _text_run(monkeypatch, tmp_path, scheduler: str):
+    from xaibench.evaluation.attribution_gt import text_runner as tr
+
+    from tests.test_attribution_gt_text import _df
+
+    monkeypatch.setattr(tr.paths, "models_dir", lambda: tmp_path / scheduler)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    cfg = tr.TextConfig(n_train=60, n_val=10, n_test=12, seeds=(0, 1), kinds=("article", "cn"), hidden=4,
+                        max_epochs=1, explainers=("random_words", "grad_x_input"), n_explain=2, n_probe=4)
+    with monkeypatch.context() as mp:
+        if scheduler != "serial":  # the cells must run in the workers (a fresh import there), not here
+            mp.setattr(tr, "article_dataset", lambda *a: (_ for _ in ()).throw(AssertionError("ran in the driver")))
+        table, keep = tr.run_attention(_df(), cfg)
+    saved = {k: tr.load_attention(_df(), k, cfg)[0] for k in cfg.kinds}   # written by the driver
+    return table.drop(columns=["seconds", "train_seconds", "epoch_history"]), keep, saved
+
+
+@pytest.mark.slow  # ~20 s on 2 busy CPU cores (a Dask cluster of its own)
+def test_text_runs_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
+    import torch
+
+    serial, keep_s, saved_s = _text_run(monkeypatch, tmp_path, "serial")
+    dask, keep_d, saved_d = _text_run(monkeypatch, tmp_path, "dask-local:2")
+    assert list(serial["run"].unique()) == [0, 1] and set(serial["method"]) == {"attention", "random_words",
+                                                                                  "grad_x_input"}
+    pd.testing.assert_frame_equal(dask, serial, check_exact=True)
+    assert list(keep_d) == list(keep_s) == ["article", "cn"]
+    for kind in keep_s:
+        for a, b, c in zip(keep_s[kind]["model"].module.state_dict().values(),
+                           keep_d[kind]["model"].module.state_dict().values(),
+                           saved_d[kind].module.state_dict().values()):
+            assert torch.equal(a, b) and torch.equal(a, c)
