@@ -203,3 +203,34 @@ def test_text_runs_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
                            keep_d[kind]["model"].module.state_dict().values(),
                            saved_d[kind].module.state_dict().values()):
             assert torch.equal(a, b) and torch.equal(a, c)
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.'s image runs: the jobs of _run_jobs (tiny synthetic species)
+# ---------------------------------------------------------------------------------------------
+def _image_jobs(monkeypatch, scheduler: str):
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+
+    rng = np.random.default_rng(0)
+    images = {c: [rng.integers(0, 255, (20, 20, 3), dtype=np.uint8) for _ in range(6)] for c in ("a", "b", "c")}
+    cfg = ir.ImageConfig(canvas=16, widths=(4,), epochs=2, batch_size=4, n_train=3, n_val=1, n_explain=2,
+                         methods=("gradient", "cam"), track_methods=("gradient",))
+    manip = mp.Manipulation("brightness", {"radius": 56, "shift": -0.3})
+    jobs = [("er", ("a", "b"), manip, 1.0, True), ("r", ("a", "c"), manip, 0.5, False), ("er", ("b", "c"), manip, 1.0, False)]
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    with monkeypatch.context() as mp_:
+        if scheduler != "serial":  # the jobs must run in the workers (a fresh import there), not here
+            mp_.setattr(ir, "run_one", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran in the driver")))
+        runs, attr, track = ir._run_jobs(images, jobs, cfg, 3, "key", "image runs")
+    timing = ["train_seconds", "seconds_per_image"]
+    return tuple(t.drop(columns=timing, errors="ignore") for t in (runs, attr, track))
+
+
+def test_image_jobs_are_identical_serial_and_on_dask(monkeypatch):
+    serial = _image_jobs(monkeypatch, "serial")
+    dask = _image_jobs(monkeypatch, "dask-local:2")
+    assert serial[0]["seed"].tolist() == [3, 4, 5] and serial[0]["experiment"].tolist() == ["er", "r", "er"]
+    assert len(serial[2]) and set(serial[1]["run"]) == {0, 1, 2}
+    for s, d in zip(serial, dask):
+        pd.testing.assert_frame_equal(d, s, check_exact=True)
