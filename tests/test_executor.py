@@ -234,3 +234,41 @@ def test_image_jobs_are_identical_serial_and_on_dask(monkeypatch):
     assert len(serial[2]) and set(serial[1]["run"]) == {0, 1, 2}
     for s, d in zip(serial, dask):
         pd.testing.assert_frame_equal(d, s, check_exact=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# CEBaB: (model, task, seed) cells of run_all, a scratch project with the quick profile
+# ---------------------------------------------------------------------------------------------
+def _cebab_run(monkeypatch, root, scheduler: str) -> pd.DataFrame:
+    from xaibench.evaluation.cebab import runner
+
+    (root / "data" / "processed").mkdir(parents=True)
+    (root / "data" / "processed" / "cebab.parquet").symlink_to(
+        runner.paths.processed_dir() / "cebab.parquet")
+    monkeypatch.setenv("XAIBENCH_HOME", str(root))
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    saved = []
+    real_save = runner.save_result
+
+    def save_result(per, model, task, seed, name, **kw):
+        saved.append((os.getpid(), seed, name))
+        return real_save(per, model, task, seed, name, **kw)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(runner, "save_result", save_result)
+        if scheduler != "serial":  # the explainers must run in the workers (a fresh import there), not here
+            mp.setattr(runner, "evaluate_one", lambda *a, **k: (_ for _ in ()).throw(AssertionError("in the driver")))
+        out = runner.run_all(["logreg"], ["5-way"], [0, 1], ["random", "conexp"], profile="quick", absa_model=None)
+    assert sorted(saved) == [(os.getpid(), s, e) for s in (0, 1) for e in ("conexp", "random")]  # the driver saves
+    assert sorted(p.name for p in root.rglob("*.parquet") if "results" in str(p)) == ["conexp.parquet"] * 2 + [
+        "random.parquet"] * 2
+    return out.drop(columns=["seconds", "forward_passes"])
+
+
+def test_cebab_cells_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
+    serial = _cebab_run(monkeypatch, tmp_path / "serial", "serial")
+    dask = _cebab_run(monkeypatch, tmp_path / "dask", "dask-local:2")
+    assert list(serial["seed"].unique()) == [0, 1] and set(serial["explainer"]) == {"random", "conexp"}
+    assert len(serial) > 20
+    pd.testing.assert_frame_equal(dask, serial, check_exact=True)

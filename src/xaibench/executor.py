@@ -65,8 +65,9 @@ def worker_env() -> dict[str, str]:
 
 def _enter(env: dict[str, str]) -> None:
     """Make this worker process run like the driver: its variables, then torch pinned to its threads."""
-    os.environ.update(env)
-    os.environ.pop("XAIBENCH_SCHEDULER", None)  # a cell never starts executors of its own
+    for k in [k for k in os.environ if k.startswith("XAIBENCH_") and k not in env]:
+        del os.environ[k]  # a worker kept from an earlier run: none of that run's settings stay
+    os.environ.update(env)   # (XAIBENCH_SCHEDULER is never in env: a cell starts no executor of its own)
     from .device import pin_threads
 
     pin_threads()
