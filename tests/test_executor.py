@@ -71,6 +71,8 @@ def test_processes_give_the_serial_results_in_input_order(serial):
     assert os.getpid() not in {r["pid"] for r in got}
     assert seen == dict(enumerate(SEEDS))
     _same(got, serial)
+    with pytest.raises(ArithmeticError, match="cell 2 failed"):   # a cell's error is raised in the driver
+        executor.get_executor("processes:2").map(failing_cell, [1, 2, 3])
 
 
 def test_dask_local_gives_the_serial_results_in_input_order(serial):
@@ -80,11 +82,6 @@ def test_dask_local_gives_the_serial_results_in_input_order(serial):
     _same(got, serial)
     with pytest.raises(ArithmeticError, match="cell 2 failed"):
         executor.get_executor("dask-local:2").map(failing_cell, [1, 2, 3])
-
-
-def test_an_error_in_a_process_cell_is_raised_in_the_driver():
-    with pytest.raises(ArithmeticError, match="cell 2 failed"):
-        executor.get_executor("processes:2").map(failing_cell, [1, 2, 3])
 
 
 def test_the_environment_variable_chooses_the_backend(monkeypatch):
