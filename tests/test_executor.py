@@ -123,8 +123,10 @@ def test_processes_fit_the_cores_and_more_workers_than_fit_are_warned_about(monk
     monkeypatch.setattr(executor.os, "cpu_count", lambda: 8)
     monkeypatch.setenv("XAIBENCH_THREADS", "2")
     assert executor.get_executor("processes").n_workers() == 4
-    with pytest.warns(RuntimeWarning, match=r"5 workers x XAIBENCH_THREADS=2 .* exceed the 8 cores"):
+    with pytest.warns(RuntimeWarning, match=r"5 workers x XAIBENCH_THREADS=2 .* exceed the 8 cores.*at most 4"):
         assert executor.get_executor("processes:5").n_workers() == 5
+    with pytest.warns(RuntimeWarning, match=r"dask-local:9: 9 workers"):
+        assert executor.get_executor("dask-local:9").n_workers() == 9
 
 
 # ---------------------------------------------------------------------------------------------

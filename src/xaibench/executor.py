@@ -4,7 +4,8 @@
 
 * empty or ``serial`` (default): a plain loop in this process;
 * ``processes`` or ``processes:N``: a local pool of N spawned processes (default: as many as fit
-  ``os.cpu_count()`` with ``XAIBENCH_THREADS`` torch threads each);
+  ``os.cpu_count()`` with ``XAIBENCH_THREADS`` torch threads each; more workers than fit are warned
+  about, never given fewer threads: results depend on the thread count);
 * ``dask-local:N``: a Dask ``LocalCluster`` of N single-threaded worker processes on 127.0.0.1;
 * ``tcp://host:port``: the scheduler of a running Dask cluster (e.g. one started by dask-jobqueue on
   SLURM); its workers need the project installed and the same file system.
@@ -18,16 +19,17 @@ run that is stopped keeps the cells already written).
 """
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import warnings
 from typing import Any, Callable, Iterable, Sequence
 
 #: the forms ``XAIBENCH_SCHEDULER`` accepts (named in the error message)
-FORMS = "serial (or empty), processes, processes:N, dask-local:N, tcp://host:port"
+FORMS = "serial (or empty), processes, processes:N, dask-local:N, tcp://host:port (or tls://host:port)"
 _PROCESSES = re.compile(r"processes(?::(\d+))?")
 _DASK_LOCAL = re.compile(r"dask-local:(\d+)")
-_ADDRESS = re.compile(r"(tcp|tls|ucx|inproc)://\S+")
+_ADDRESS = re.compile(r"(tcp|tls)://[^\s/]+")
 
 
 def check_scheduler(raw: Any) -> tuple[str, Any]:
@@ -112,15 +114,17 @@ class Executor:
         return self.kind != "serial"
 
     def n_workers(self) -> int:
-        """Local processes of a ``processes`` backend (explicit N, else as many as fit the cores)."""
+        """Local worker processes of a ``processes`` or ``dask-local`` backend (explicit N, else as many
+        as fit the cores with ``XAIBENCH_THREADS`` torch threads each); more than fit is warned about."""
         from .device import thread_count
 
         threads, cores = thread_count(), os.cpu_count() or 1
-        n = self.arg or max(1, cores // threads)
+        fit = max(1, cores // threads)
+        n = self.arg or fit
         if n * threads > cores:
             warnings.warn(f"XAIBENCH_SCHEDULER={self.spec}: {n} workers x XAIBENCH_THREADS={threads} torch threads "
                           f"exceed the {cores} cores (workers keep XAIBENCH_THREADS because results depend on it); "
-                          f"use fewer workers, e.g. processes:{max(1, cores // threads)}", RuntimeWarning, stacklevel=3)
+                          f"use at most {fit} workers", RuntimeWarning, stacklevel=3)
         return n
 
     def map(self, fn: Callable[[Any], Any], items: Iterable, desc: str | None = None,
@@ -177,6 +181,8 @@ class Executor:
     def _map_dask(self, fn, items, results, on_result, bar) -> None:
         from distributed import as_completed
 
+        if self.kind == "dask-local":
+            self.n_workers()  # the warning when the workers do not fit the cores
         client = dask_client(self.kind, self.arg)
         call = client.scatter(_Call(fn, worker_env()), broadcast=True, hash=False)
         futures = client.map(_dask_call, [call] * len(items), items, pure=False)
@@ -221,8 +227,9 @@ def dask_client(kind: str, arg: Any):
     return client
 
 
+@atexit.register
 def close_clients() -> None:
-    """Close every Dask client (and local cluster) this process started."""
+    """Close every Dask client (and local cluster) this process started (also at exit)."""
     while _CLIENTS:
         _, client = _CLIENTS.popitem()
         cluster = client.cluster
@@ -241,7 +248,3 @@ def run_cells(fn: Callable, items: Sequence, desc: str | None = None,
     """:meth:`Executor.map` with the executor of ``XAIBENCH_SCHEDULER``."""
     return get_executor().map(fn, items, desc=desc, on_result=on_result)
 
-
-import atexit as _atexit  # noqa: E402
-
-_atexit.register(close_clients)
