@@ -24,6 +24,8 @@ SCORECARD_SEEDS ?= 42 43 44
 #: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda | cuda:N
 export XAIBENCH_DEVICE ?= auto
 #: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
+#: XAIBENCH_SCHEDULER -- where the independent cells (model x task x seed, runs) run: serial | processes[:N] | dask-local:N | tcp://host:port (a Dask scheduler); results are identical
+export XAIBENCH_SCHEDULER ?= serial
 #: XAIBENCH_PLUGINS -- modules or .py files that register your explainers or protocols (docs/extending.md), imported by every notebook
 # (.py paths made absolute: the notebooks run in notebooks/)
 override XAIBENCH_PLUGINS := $(foreach p,$(XAIBENCH_PLUGINS),$(if $(filter %.py,$(p)),$(abspath $(p)),$(p)))
@@ -77,7 +79,7 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
 	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' \
-	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)'; \
+	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)' XAIBENCH_SCHEDULER='$(XAIBENCH_SCHEDULER)'; \
 	else echo "parameters are checked once $(VENV) exists (make env)"; fi
 
 # ---- environment and data -------------------------------------------------------------------

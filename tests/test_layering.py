@@ -3,7 +3,7 @@ or by name -- and the top-level packages import each other without a cycle.
 
 Layers, low to high (a module may import its own layer and the layers below)::
 
-    0  foundation   io, paths, config, cache, device, utils, checks, text, glove, tables, progress, nlp, plotting, registry (no domain knowledge)
+    0  foundation   io, paths, config, cache, device, utils, checks, text, glove, tables, progress, nlp, plotting, registry, executor (no domain knowledge)
     1  data         loading, splitting and describing datasets
     2  models       classifiers, training
     3  explainers   the explainer interface and every explainer
@@ -36,7 +36,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "xaibench"
 
 LAYERS: dict[str, int] = {
     "__init__": 0, "io": 0, "paths": 0, "config": 0, "cache": 0, "device": 0, "utils": 0, "checks": 0, "text": 0, "glove": 0,
-    "tables": 0, "resources": 0, "progress": 0, "nlp": 0, "plotting": 0, "viz": 0, "store": 0, "registry": 0,
+    "tables": 0, "resources": 0, "progress": 0, "nlp": 0, "plotting": 0, "viz": 0, "store": 0, "registry": 0, "executor": 0,
     "data": 1,
     "models": 2,
     "explainers": 3,

@@ -244,6 +244,7 @@ def test_every_target_specific_parameter_reaches_the_stamp():
 
 @pytest.mark.parametrize("assignment,name", [("SEEDS=abc", "SEEDS"), ("CF_IMDB=-1", "CF_IMDB"),
                                              ("MODEL=nonexistent", "MODEL"), ("XAIBENCH_THREADS=0", "XAIBENCH_THREADS"),
+                                             ("XAIBENCH_SCHEDULER=dask", "XAIBENCH_SCHEDULER"),
                                              ("PROFILE=fast", "PROFILE"), ("TASKS=4-way", "TASKS")])
 def test_a_bad_parameter_stops_make_before_any_notebook(tmp_path, assignment, name):
     import time

@@ -13,7 +13,8 @@ from xaibench.models.zoo import check_model
 
 GOOD = {"PROFILE": "quick", "SEEDS": "42 43", "INCLUSIVE_SEEDS": "42", "ATTR_GT_SEEDS": "0 1 2", "MODEL": "lstm",
         "MODELS": "minilm lstm cnn", "ABSA_MODEL": "minilm", "TASKS": "binary 5-way", "CF_IMDB": "300",
-        "CF_NEWSGROUPS": "1", "XAIBENCH_DEVICE": "cuda:1", "XAIBENCH_THREADS": ""}
+        "CF_NEWSGROUPS": "1", "XAIBENCH_DEVICE": "cuda:1", "XAIBENCH_THREADS": "",
+        "XAIBENCH_SCHEDULER": "dask-local:2"}
 
 
 def test_good_make_parameters_pass():
@@ -30,6 +31,8 @@ def test_good_make_parameters_pass():
     ("CF_IMDB", "-1", "integer >= 1"), ("CF_IMDB", "0", "integer >= 1"), ("CF_NEWSGROUPS", "many", "integer >= 1"),
     ("XAIBENCH_DEVICE", "gpu", "auto, cpu, cuda, cuda:N"), ("XAIBENCH_DEVICE", "cuda:x", "cuda:N"),
     ("XAIBENCH_THREADS", "0", "integer >= 1"), ("XAIBENCH_THREADS", "-2", "integer >= 1"),
+    ("XAIBENCH_SCHEDULER", "dask", "serial (or empty), processes, processes:N, dask-local:N, tcp://host:port"),
+    ("XAIBENCH_SCHEDULER", "processes:0", "N an integer >= 1"),
 ])
 def test_each_bad_make_parameter_is_named_with_its_value_and_what_is_allowed(name, value, allowed):
     errors = reports.check_make_params({**GOOD, name: value})
@@ -116,6 +119,15 @@ def test_notebook_parameters_fail_before_any_work():
     for params, match in cases:
         with pytest.raises(ValueError, match=match):
             check_notebook_parameters(params)
+
+
+
+def test_a_notebook_run_with_a_bad_scheduler_fails_before_any_work(monkeypatch):
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "dask-local:0")
+    with pytest.raises(ValueError, match=r"XAIBENCH_SCHEDULER='dask-local:0' is not understood.*dask-local:N"):
+        check_notebook_parameters({"seeds": "42"})
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "processes:2")
+    check_notebook_parameters({"seeds": "42"})
 
 
 @pytest.mark.parametrize("recorded,requested,changed", [

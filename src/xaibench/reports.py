@@ -378,7 +378,8 @@ def _now_ns() -> int:
 
 #: the Make parameters :func:`check_make_params` knows
 MAKE_PARAMS = ("PROFILE", "SEEDS", "INCLUSIVE_SEEDS", "ATTR_GT_SEEDS", "MODEL", "MODELS", "ABSA_MODEL", "TASKS",
-               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_PLUGINS", "EXPLAINERS", "SCORECARD_SEEDS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS")
+               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_PLUGINS", "EXPLAINERS", "SCORECARD_SEEDS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS",
+               "XAIBENCH_SCHEDULER")
 
 
 def check_make_param(name: str, value: str) -> None:
@@ -425,6 +426,10 @@ def check_make_param(name: str, value: str) -> None:
         check_device(value)
     elif name == "XAIBENCH_THREADS":
         check_threads(value)
+    elif name == "XAIBENCH_SCHEDULER":
+        from .executor import check_scheduler
+
+        check_scheduler(value)
     else:
         raise ValueError(f"unknown parameter {name}; known: {', '.join(MAKE_PARAMS)}")
 

@@ -356,18 +356,28 @@ def images_store():
 def _run_jobs(images: dict, jobs: list[tuple], cfg: ImageConfig, seed: int, key: str, desc: str
               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """:func:`run_one` for every ``(experiment, pair, manipulation, r, track)`` job (run ``k`` seeded
-    ``seed + k``); the runs (tagged with ``key``), per-image Attr% and per-epoch tracking tables."""
-    from ...progress import progress
+    ``seed + k``); the runs (tagged with ``key``), per-image Attr% and per-epoch tracking tables.
+    The jobs are independent cells (:mod:`xaibench.executor`, ``XAIBENCH_SCHEDULER``)."""
+    import functools
 
+    from ...executor import run_cells
+
+    cells = [(pair, manip, r, seed + k, track) for k, (_, pair, manip, r, track) in enumerate(jobs)]
+    done = run_cells(functools.partial(_job_cell, images=images, cfg=cfg), cells, desc=desc)
     runs, attrs, tracks = [], [], []
-    for k, (exp, pair, manip, r, track) in enumerate(progress(jobs, desc=desc)):
-        s, fin, tr = run_one(images, pair, manip, r, seed + k, cfg, track=track)
+    for k, ((exp, *_), (s, fin, tr)) in enumerate(zip(jobs, done)):
         runs.append({"experiment": exp, "run": k, **s})
         attrs.append(fin.assign(experiment=exp, run=k))
         if len(tr):
             tracks.append(tr.assign(experiment=exp, run=k))
     return (pd.DataFrame(runs).assign(config=key), pd.concat(attrs, ignore_index=True),
             pd.concat(tracks, ignore_index=True) if tracks else pd.DataFrame())
+
+
+def _job_cell(cell: tuple, images: dict, cfg: ImageConfig) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """:func:`run_one` of one ``(pair, manipulation, r, seed, track)`` job (a unit of the executor)."""
+    pair, manip, r, seed, track = cell
+    return run_one(images, pair, manip, r, seed, cfg, track=track)
 
 
 def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:

@@ -9,6 +9,7 @@ configuration; the attention models are saved under a folder keyed the same way.
 """
 from __future__ import annotations
 
+import functools
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -74,46 +75,77 @@ def article_dataset(df: pd.DataFrame, kind: str, seed: int, cfg: TextConfig) -> 
 
 
 def run_attention(df: pd.DataFrame, cfg: TextConfig) -> tuple[pd.DataFrame, dict]:
-    """Long table: one row per (dataset, run, method, region) with the mean Attr% over test reviews."""
-    from ...explainers.local import make_explainer
-    from ...models.attention_bilstm import AttentionBiLSTMClassifier
+    """Long table: one row per (dataset, run, method, region) with the mean Attr% over test reviews.
 
+    Each (dataset, run) is an independent cell (:mod:`xaibench.executor`, ``XAIBENCH_SCHEDULER``);
+    the first run's model of each dataset is saved here, in the driver, as its cell finishes."""
+    from ...executor import run_cells
+
+    cells = [(kind, seed) for kind in cfg.kinds for seed in cfg.seeds]
+
+    def save(i: int, out: tuple[list, dict | None]) -> None:
+        if out[1] is not None:
+            kind, seed = cells[i]
+            out[1]["model"].save(attention_model_dir(kind, seed, cfg))
+
+    done = run_cells(functools.partial(_attention_cell, df=df, cfg=cfg), cells, desc="attention runs",
+                     on_result=save)
     rows, keep = [], {}
-    for kind in cfg.kinds:
-        for seed in cfg.seeds:
-            ds = article_dataset(df, kind, seed, cfg)
-            m = AttentionBiLSTMClassifier(hidden=cfg.hidden, max_epochs=cfg.max_epochs, seed=seed, cache=False)
-            m.epoch_probe = attention_probe(ds.val, cfg.n_probe)
-            m.fit(ds.train.texts, ds.train.labels, ds.val.texts, ds.val.labels)
-            acc = m.accuracy(ds.test.texts, ds.test.labels)
-            base = {"dataset": kind, "run": seed, "test_acc": acc, "epochs": len(m.history["epochs"]),
-                    "val_acc": m.history["epochs"][-1]["dev_acc"], "train_seconds": m.history["train_seconds"],
-                    "epoch_history": json.dumps(m.history["epochs"])}
-            t0 = time.time()
-            att = te.attention_attr(m, ds.test)
-            summ = te.summarise_shares(att)
-            rows.append({**base, "method": "attention", "n_reviews": len(att), "seconds": time.time() - t0, **summ})
-            if seed == cfg.seeds[0]:
-                m.save(attention_model_dir(kind, seed, cfg))
-                keep[kind] = {"model": m, "dataset": ds, "attention": att}
-                idx = list(range(min(cfg.n_explain, len(ds.test))))
-                for name in cfg.explainers if kind in cfg.explain_kinds else ():
-                    exp = make_explainer(name, **cfg.explainer_kwargs.get(name, {})).fit(m)
-                    t0 = time.time()
-                    sh = te.explainer_attr(exp, ds.test, idx)
-                    rows.append({**base, "method": name, "n_reviews": len(sh), "seconds": time.time() - t0,
-                                 **te.summarise_shares(sh)})
+    for (kind, _), (cell_rows, first) in zip(cells, done):
+        rows.extend(cell_rows)
+        if first is not None:
+            keep[kind] = first
     return pd.DataFrame(rows), keep
 
 
-def attention_probe(split: td.ArticleSplit, n: int):
+def _attention_cell(cell: tuple[str, int], df: pd.DataFrame, cfg: TextConfig) -> tuple[list[dict], dict | None]:
+    """One (dataset, run): train the attention model, score attention (and, on the first run, the
+    explainers); the rows, and ``{"model", "dataset", "attention"}`` of a first run (else ``None``)."""
+    from ...explainers.local import make_explainer
+    from ...models.attention_bilstm import AttentionBiLSTMClassifier
+
+    kind, seed = cell
+    rows, first = [], None
+    ds = article_dataset(df, kind, seed, cfg)
+    m = AttentionBiLSTMClassifier(hidden=cfg.hidden, max_epochs=cfg.max_epochs, seed=seed, cache=False)
+    m.epoch_probe = attention_probe(ds.val, cfg.n_probe)
+    m.fit(ds.train.texts, ds.train.labels, ds.val.texts, ds.val.labels)
+    acc = m.accuracy(ds.test.texts, ds.test.labels)
+    base = {"dataset": kind, "run": seed, "test_acc": acc, "epochs": len(m.history["epochs"]),
+            "val_acc": m.history["epochs"][-1]["dev_acc"], "train_seconds": m.history["train_seconds"],
+            "epoch_history": json.dumps(m.history["epochs"])}
+    t0 = time.time()
+    att = te.attention_attr(m, ds.test)
+    summ = te.summarise_shares(att)
+    rows.append({**base, "method": "attention", "n_reviews": len(att), "seconds": time.time() - t0, **summ})
+    if seed == cfg.seeds[0]:
+        first = {"model": m, "dataset": ds, "attention": att}
+        idx = list(range(min(cfg.n_explain, len(ds.test))))
+        for name in cfg.explainers if kind in cfg.explain_kinds else ():
+            exp = make_explainer(name, **cfg.explainer_kwargs.get(name, {})).fit(m)
+            t0 = time.time()
+            sh = te.explainer_attr(exp, ds.test, idx)
+            rows.append({**base, "method": name, "n_reviews": len(sh), "seconds": time.time() - t0,
+                         **te.summarise_shares(sh)})
+    return rows, first
+
+
+class AttentionProbe:
     """Epoch probe: attention Attr% (corr / noncorr) on the first ``n`` reviews of ``split`` (validation:
-    the test set stays unseen until the end), to follow how attention concentrates during training."""
-    def probe(model) -> dict[str, float]:
-        s = te.summarise_shares(te.attention_attr(model, split, max_reviews=n))
+    the test set stays unseen until the end), to follow how attention concentrates during training.
+    A class, not a closure, so that a model carrying it can be sent back from a worker process."""
+
+    def __init__(self, split: td.ArticleSplit, n: int):
+        self.split, self.n = split, n
+
+    def __call__(self, model) -> dict[str, float]:
+        s = te.summarise_shares(te.attention_attr(model, self.split, max_reviews=self.n))
         return {"val_attn_corr": s["corr"], "val_attn_noncorr": s["noncorr"]}
 
-    return probe
+
+def attention_probe(split: td.ArticleSplit, n: int) -> AttentionProbe:
+    """The epoch probe of :class:`AttentionProbe`."""
+    return AttentionProbe(split, n)
 
 
 def run_rationales(df: pd.DataFrame, cfg: TextConfig) -> pd.DataFrame:

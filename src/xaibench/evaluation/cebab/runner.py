@@ -166,26 +166,54 @@ def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame
     return per
 
 
+def missing_explainers(model_name: str, task: str, seed: int, explainers: Sequence[str] = EXPLAINERS,
+                       force: bool = False, causalm_baseline: str = "factual") -> list[str]:
+    """The explainers of ``explainers`` without a (readable) result file for the cell (all with ``force``);
+    a result file that cannot be read (truncated by a killed run) is named in a warning and removed."""
+    return [e for e in explainers
+            if force or read_parquet_cache(result_path(model_name, task, seed, e, causalm_baseline=causalm_baseline))
+            is None]
+
+
+def compute_one(model_name: str, task: str, seed: int, todo: Sequence[str], profile: str | Profile = "full",
+                absa_model: str | None = "minilm", causalm_baseline: str = "factual",
+                on_result: Any = None) -> list[tuple[str, pd.DataFrame]]:
+    """``(explainer, per-pair rows)`` of every explainer of ``todo`` for one trained model (trained
+    first if missing); ``on_result(explainer, rows)`` is called as each is done.  Writes no result
+    file: :func:`run_one` saves each as it is done, :func:`run_all` saves the cells run in workers."""
+    from ...models.cebab_training import train_cebab
+
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    model = train_cebab(model_name, task, "exclusive", seed, profile=prof).model
+    train, pairs = fit_data(prof, seed, task)
+    predictor = load_aspect_predictor(absa_model, 42, prof) if {"approx", "s-learner"} & set(todo) else None
+    out = []
+    for name in progress(list(todo), desc=f"{model_name}/{task}/seed{seed}"):
+        per = evaluate_one(model, name, train, pairs, seed, predictor, quick=prof.name != "full",
+                           causalm_baseline=causalm_baseline)
+        if on_result is not None:
+            on_result(name, per)
+        out.append((name, per))
+    return out
+
+
 def run_one(model_name: str, task: str, seed: int, explainers: Sequence[str] = EXPLAINERS,
             profile: str | Profile = "full", absa_model: str | None = "minilm",
             force: bool = False, causalm_baseline: str = "factual") -> pd.DataFrame:
     """Per-pair results of ``explainers`` for one trained model (trained first if missing)."""
-    from ...models.cebab_training import train_cebab
-
-    prof = get_profile(profile) if isinstance(profile, str) else profile
-    # a result file that cannot be read (truncated by a killed run) is named in a warning, removed and recomputed
-    todo = [e for e in explainers
-            if force or read_parquet_cache(result_path(model_name, task, seed, e, causalm_baseline=causalm_baseline))
-            is None]
+    todo = missing_explainers(model_name, task, seed, explainers, force, causalm_baseline)
     if todo:
-        model = train_cebab(model_name, task, "exclusive", seed, profile=prof).model
-        train, pairs = fit_data(prof, seed, task)
-        predictor = load_aspect_predictor(absa_model, 42, prof) if {"approx", "s-learner"} & set(todo) else None
-        for name in progress(todo, desc=f"{model_name}/{task}/seed{seed}"):
-            per = evaluate_one(model, name, train, pairs, seed, predictor, quick=prof.name != "full",
-                               causalm_baseline=causalm_baseline)
-            save_result(per, model_name, task, seed, name, causalm_baseline=causalm_baseline)
+        compute_one(model_name, task, seed, todo, profile, absa_model, causalm_baseline,
+                    on_result=lambda name, per: save_result(per, model_name, task, seed, name,
+                                                            causalm_baseline=causalm_baseline))
     return load_results([model_name], [task], [seed], explainers, causalm_baseline=causalm_baseline)
+
+
+def _compute_cell(cell: tuple[str, str, int, list[str]], profile: str | Profile, absa_model: str | None,
+                  causalm_baseline: str) -> list[tuple[str, pd.DataFrame]]:
+    """:func:`compute_one` of one ``(model, task, seed, explainers)`` cell (a unit of :mod:`xaibench.executor`)."""
+    model_name, task, seed, todo = cell
+    return compute_one(model_name, task, seed, todo, profile, absa_model, causalm_baseline)
 
 
 def run_all(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int], explainers: Sequence[str] = EXPLAINERS,
@@ -193,9 +221,14 @@ def run_all(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int], e
             causalm_baseline: str = "factual") -> pd.DataFrame:
     """Notebook 20's pipeline: run what is missing (``run_missing``), then load every per-pair result.
 
-    The models, tasks and seeds are checked first, so that a bad value fails before any work."""
+    The models, tasks and seeds are checked first, so that a bad value fails before any work.  The
+    (model, task, seed) cells are independent: with ``XAIBENCH_SCHEDULER`` set to a parallel backend
+    (:mod:`xaibench.executor`), the classifiers and the ABSA predictor that are not trained yet are
+    trained here first, the cells' missing explainers are computed in the workers and their results
+    saved here, in the driver; serially each cell runs :func:`run_one`."""
     from ...config import parse_seeds
     from ...data.cebab import check_tasks
+    from ...executor import get_executor
     from ...models.zoo import check_model
 
     check_tasks(list(tasks))
@@ -205,13 +238,51 @@ def run_all(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int], e
             check_model(m, "MODELS")
         if absa_model:
             check_model(absa_model, "ABSA_MODEL")
-    if run_missing:
+    ex = get_executor()
+    if run_missing and not ex.parallel:
         for m in models:
             for t in tasks:
                 for s in seeds:
                     run_one(m, t, s, explainers, profile=profile, absa_model=absa_model,
                             causalm_baseline=causalm_baseline)
+    elif run_missing:
+        _run_parallel(ex, models, tasks, seeds, explainers, profile, absa_model, causalm_baseline)
     return load_results(models, tasks, seeds, explainers, causalm_baseline=causalm_baseline)
+
+
+def _run_parallel(ex: Any, models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int],
+                  explainers: Sequence[str], profile: str | Profile, absa_model: str | None,
+                  causalm_baseline: str) -> None:
+    """:func:`run_all`'s cells on the executor ``ex``: models trained and results saved in this process."""
+    import functools
+
+    from ...models.cebab_training import train_cebab
+
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    cells = []
+    for m in models:
+        for t in tasks:
+            for s in dict.fromkeys(seeds):
+                todo = missing_explainers(m, t, s, explainers, causalm_baseline=causalm_baseline)
+                if todo:
+                    cells.append((m, t, s, todo))
+    if not cells:
+        return
+    # the workers only read saved models: train here whatever is missing (ABSA predictor once for all cells)
+    if absa_model and any({"approx", "s-learner"} & set(c[3]) for c in cells) and not is_trained(
+            absa_model, "absa", 42, prof):
+        load_aspect_predictor(absa_model, 42, prof)
+    for m, t, s, _ in cells:
+        if not is_trained(m, t, s, prof):
+            train_cebab(m, t, "exclusive", s, profile=prof)
+
+    def save(i: int, done: list[tuple[str, pd.DataFrame]]) -> None:
+        m, t, s, _ = cells[i]
+        for name, per in done:
+            save_result(per, m, t, s, name, causalm_baseline=causalm_baseline)
+
+    ex.map(functools.partial(_compute_cell, profile=prof, absa_model=absa_model, causalm_baseline=causalm_baseline),
+           cells, desc="CEBaB cells", on_result=save)
 
 
 def save_result(per: pd.DataFrame, model_name: str, task: str, seed: int, explainer: str,

@@ -12,6 +12,7 @@ torch, pins torch's thread count), as in the other pipelines.  The tables are in
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -165,8 +166,11 @@ def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bo
     """:func:`run_seed` for every dataset and seed, reusing stored results keyed on the full
     configuration (:func:`store_config`; ``compute=False``: only tabulate what is stored; seeds
     without results are left out and ``n_seeds`` says so)."""
+    from ...executor import run_cells
+
     store = result_store()
-    frames = []
+    frames: list = []          # stored tables, or the index of the cell in ``todo`` that computes them
+    todo: list[tuple[str, int, dict]] = []
     for name in datasets:
         for seed in seeds:
             key = store_config(name, seed, cfg)
@@ -176,12 +180,27 @@ def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bo
                 continue
             if not compute:
                 continue
-            df = run_seed(name, seed, cfg)
-            store.save(key, {"results": df})
-            frames.append(df)
+            same = [j for j, (n, s, _) in enumerate(todo) if (n, s) == (name, seed)]
+            if not same:
+                todo.append((name, seed, key))
+            frames.append(same[0] if same else len(todo) - 1)
+
+    def save(j: int, df: pd.DataFrame) -> None:   # in this (the driver) process, as each seed finishes
+        store.save(todo[j][2], {"results": df})
+
+    # the seeds are independent cells (XAIBENCH_SCHEDULER: serial, local processes or Dask)
+    done = run_cells(functools.partial(_run_cell, cfg=cfg), [(name, seed) for name, seed, _ in todo],
+                     desc="Ge et al. seeds", on_result=save)
+    frames = [done[f] if isinstance(f, int) else f for f in frames]
     if not frames:
         raise FileNotFoundError(f"no stored results for {list(datasets)} x seeds {list(seeds)}; run with compute=True")
     return pd.concat(frames, ignore_index=True)
+
+
+def _run_cell(cell: tuple[str, int], cfg: RunConfig) -> pd.DataFrame:
+    """:func:`run_seed` of one ``(dataset, seed)`` cell (a picklable unit for :mod:`xaibench.executor`)."""
+    name, seed = cell
+    return run_seed(name, seed, cfg)
 
 
 # ----------------------------------------------------------------------------------------------

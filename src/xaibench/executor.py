@@ -1,0 +1,250 @@
+"""One way to run independent cells (model x task x seed, runs): serially, in local processes, or on Dask.
+
+``XAIBENCH_SCHEDULER`` chooses the backend (:func:`get_executor` reads it):
+
+* empty or ``serial`` (default): a plain loop in this process;
+* ``processes`` or ``processes:N``: a local pool of N spawned processes (default: as many as fit
+  ``os.cpu_count()`` with ``XAIBENCH_THREADS`` torch threads each; more workers than fit are warned
+  about, never given fewer threads: results depend on the thread count);
+* ``dask-local:N``: a Dask ``LocalCluster`` of N single-threaded worker processes on 127.0.0.1;
+* ``tcp://host:port``: the scheduler of a running Dask cluster (e.g. one started by dask-jobqueue on
+  SLURM); its workers need the project installed and the same file system.
+
+Every cell computes exactly what it computes serially: each runner seeds inside its cell, and the
+workers run with the driver's ``XAIBENCH_*`` variables -- among them ``XAIBENCH_THREADS``, which
+results depend on (:mod:`xaibench.device`) -- and its project root (``XAIBENCH_HOME``), so the
+results are bit-identical to the serial run.  Workers only return results; the driver writes the
+result stores, through the ``on_result`` callback of :meth:`Executor.map` as each cell finishes (a
+run that is stopped keeps the cells already written).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import warnings
+from typing import Any, Callable, Iterable, Sequence
+
+#: the forms ``XAIBENCH_SCHEDULER`` accepts (named in the error message)
+FORMS = "serial (or empty), processes, processes:N, dask-local:N, tcp://host:port (or tls://host:port)"
+_PROCESSES = re.compile(r"processes(?::(\d+))?")
+_DASK_LOCAL = re.compile(r"dask-local:(\d+)")
+_ADDRESS = re.compile(r"(tcp|tls)://[^\s/]+")
+
+
+def check_scheduler(raw: Any) -> tuple[str, Any]:
+    """``raw`` (a value of ``XAIBENCH_SCHEDULER``) as ``(kind, arg)``: ``("serial", None)``,
+    ``("processes", N or None)``, ``("dask-local", N)`` or ``("dask", address)``; else a ``ValueError``
+    naming the variable, the value and the allowed forms."""
+    text = "" if raw is None else str(raw).strip()
+    low = text.lower()
+    if low in ("", "serial"):
+        return "serial", None
+    m = _PROCESSES.fullmatch(low)
+    if m and (m.group(1) is None or int(m.group(1)) >= 1):
+        return "processes", int(m.group(1)) if m.group(1) else None
+    m = _DASK_LOCAL.fullmatch(low)
+    if m and int(m.group(1)) >= 1:
+        return "dask-local", int(m.group(1))
+    if _ADDRESS.fullmatch(text):
+        return "dask", text
+    raise ValueError(f"XAIBENCH_SCHEDULER={text!r} is not understood; use one of {FORMS} (N an integer >= 1), "
+                     "e.g. XAIBENCH_SCHEDULER=processes:2")
+
+
+def worker_env() -> dict[str, str]:
+    """The driver's variables a worker runs with: every ``XAIBENCH_*`` (profile, threads, device, ...),
+    the Hugging Face offline switch, and ``XAIBENCH_HOME`` set to the driver's project root."""
+    from .paths import project_root
+
+    env = {k: v for k, v in os.environ.items() if k.startswith("XAIBENCH_") and k != "XAIBENCH_SCHEDULER"}
+    for k in ("HF_HUB_OFFLINE", "TOKENIZERS_PARALLELISM", "PYTHONHASHSEED"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    env.setdefault("XAIBENCH_HOME", str(project_root()))
+    return env
+
+
+def _enter(env: dict[str, str]) -> None:
+    """Make this worker process run like the driver: its variables, then torch pinned to its threads."""
+    for k in [k for k in os.environ if k.startswith("XAIBENCH_") and k not in env]:
+        del os.environ[k]  # a worker kept from an earlier run: none of that run's settings stay
+    os.environ.update(env)   # (XAIBENCH_SCHEDULER is never in env: a cell starts no executor of its own)
+    from .device import pin_threads
+
+    pin_threads()
+
+
+class _Call:
+    """``fn(item)`` run under the driver's environment (picklable; used by the Dask backends)."""
+
+    def __init__(self, fn: Callable, env: dict[str, str]):
+        self.fn, self.env = fn, env
+
+    def __call__(self, item):
+        _enter(self.env)
+        return self.fn(item)
+
+
+_POOL_FN: Callable | None = None
+
+
+def _pool_init(fn: Callable, env: dict[str, str]) -> None:
+    global _POOL_FN
+    _POOL_FN = fn
+    _enter(env)
+
+
+def _pool_call(item):
+    return _POOL_FN(item)
+
+
+class Executor:
+    """Maps a function over independent items with the backend of ``spec`` (see the module docstring)."""
+
+    def __init__(self, spec: str | None = None):
+        self.spec = "" if spec is None else str(spec).strip()
+        self.kind, self.arg = check_scheduler(self.spec)
+
+    def __repr__(self) -> str:
+        return f"Executor({self.spec or 'serial'!r})"
+
+    @property
+    def parallel(self) -> bool:
+        return self.kind != "serial"
+
+    def n_workers(self) -> int:
+        """Local worker processes of a ``processes`` or ``dask-local`` backend (explicit N, else as many
+        as fit the cores with ``XAIBENCH_THREADS`` torch threads each); more than fit is warned about."""
+        from .device import thread_count
+
+        threads, cores = thread_count(), os.cpu_count() or 1
+        fit = max(1, cores // threads)
+        n = self.arg or fit
+        if n * threads > cores:
+            warnings.warn(f"XAIBENCH_SCHEDULER={self.spec}: {n} workers x XAIBENCH_THREADS={threads} torch threads "
+                          f"exceed the {cores} cores (workers keep XAIBENCH_THREADS because results depend on it); "
+                          f"use at most {fit} workers", RuntimeWarning, stacklevel=3)
+        return n
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable, desc: str | None = None,
+            on_result: Callable[[int, Any], None] | None = None) -> list:
+        """``[fn(item) for item in items]`` in input order, with a progress bar (``desc``).
+
+        ``on_result(i, result)`` is called in this (the driver) process as soon as item ``i`` is
+        done -- in input order when serial, in completion order otherwise: that is where a runner
+        saves a cell.  ``fn`` must be picklable (a module-level function or a ``functools.partial``
+        of one) for the parallel backends.  The first error of a cell is raised here."""
+        from .progress import progress
+
+        items = list(items)
+        results: list = [None] * len(items)
+        if not items:
+            return results
+        bar = progress(total=len(items), desc=desc or "cells")
+        try:
+            if self.kind == "serial":
+                for i, item in enumerate(items):
+                    results[i] = fn(item)
+                    if on_result is not None:
+                        on_result(i, results[i])
+                    bar.update(1)
+            elif self.kind == "processes":
+                self._map_processes(fn, items, results, on_result, bar)
+            else:
+                self._map_dask(fn, items, results, on_result, bar)
+        finally:
+            bar.close()
+        return results
+
+    def _map_processes(self, fn, items, results, on_result, bar) -> None:
+        import multiprocessing
+        from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, as_completed, wait
+
+        n = min(self.n_workers(), len(items))
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_init,
+                                 initargs=(fn, worker_env())) as pool:
+            futures = {pool.submit(_pool_call, item): i for i, item in enumerate(items)}
+            try:
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    results[i] = fut.result()
+                    if on_result is not None:
+                        on_result(i, results[i])
+                    bar.update(1)
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                wait(futures, return_when=FIRST_EXCEPTION)
+                raise
+
+    def _map_dask(self, fn, items, results, on_result, bar) -> None:
+        from distributed import as_completed
+
+        if self.kind == "dask-local":
+            self.n_workers()  # the warning when the workers do not fit the cores
+        client = dask_client(self.kind, self.arg)
+        call = client.scatter(_Call(fn, worker_env()), broadcast=True, hash=False)
+        futures = client.map(_dask_call, [call] * len(items), items, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        try:
+            for fut in as_completed(futures):
+                i = index[fut.key]
+                results[i] = fut.result()
+                if on_result is not None:
+                    on_result(i, results[i])
+                bar.update(1)
+        except BaseException:
+            client.cancel(futures)
+            raise
+        finally:
+            del call
+
+
+def _dask_call(call: _Call, item):
+    return call(item)
+
+
+_CLIENTS: dict[tuple, Any] = {}
+
+
+def dask_client(kind: str, arg: Any):
+    """The Dask client of ``dask-local:N`` (a LocalCluster started on first use, kept for the
+    process's lifetime) or of a scheduler address; one per backend and process."""
+    key = (kind, arg)
+    client = _CLIENTS.get(key)
+    if client is not None and client.status == "running":
+        return client
+    from distributed import Client, LocalCluster
+
+    if kind == "dask-local":
+        cluster = LocalCluster(n_workers=int(arg), threads_per_worker=1, host="127.0.0.1", processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(arg)
+    _CLIENTS[key] = client
+    return client
+
+
+@atexit.register
+def close_clients() -> None:
+    """Close every Dask client (and local cluster) this process started (also at exit)."""
+    while _CLIENTS:
+        _, client = _CLIENTS.popitem()
+        cluster = client.cluster
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def get_executor(spec: str | None = None) -> Executor:
+    """The executor of ``spec``; ``None``: of ``XAIBENCH_SCHEDULER`` (unset or empty: serial)."""
+    return Executor(os.environ.get("XAIBENCH_SCHEDULER") if spec is None else spec)
+
+
+def run_cells(fn: Callable, items: Sequence, desc: str | None = None,
+              on_result: Callable[[int, Any], None] | None = None) -> list:
+    """:meth:`Executor.map` with the executor of ``XAIBENCH_SCHEDULER``."""
+    return get_executor().map(fn, items, desc=desc, on_result=on_result)
+

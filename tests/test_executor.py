@@ -1,0 +1,273 @@
+"""XAIBENCH_SCHEDULER: serial, local processes and Dask give the same results, in input order."""
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench import executor
+
+
+def seeded_cell(seed: int, scale: float = 1.0) -> dict:
+    """A cell whose result depends on seeded numpy and torch draws and on a torch reduction."""
+    import torch
+
+    from xaibench.utils import set_seed
+
+    set_seed(seed)
+    x = torch.randn(64, 32) * scale
+    w = torch.nn.Linear(32, 8)(x).sum(0).detach()
+    return {"seed": seed, "numpy": np.random.default_rng(seed).normal(size=5) + np.random.rand(5), "torch": w,
+            "threads": torch.get_num_threads(), "pid": os.getpid()}
+
+
+def failing_cell(seed: int) -> int:
+    if seed == 2:
+        raise ArithmeticError(f"cell {seed} failed")
+    return seed
+
+
+SEEDS = [5, 3, 11, 0, 7]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread_per_worker():
+    """Two workers on a two-core machine: one torch thread each (the Dask cluster is shared by the module)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XAIBENCH_THREADS", "1")
+        yield
+    executor.close_clients()
+
+
+@pytest.fixture(scope="module")
+def serial(one_thread_per_worker):
+    return executor.get_executor("serial").map(functools.partial(seeded_cell, scale=2.0), SEEDS)
+
+
+def _same(a: list[dict], b: list[dict]) -> None:
+    assert [r["seed"] for r in a] == [r["seed"] for r in b] == SEEDS          # input order
+    for x, y in zip(a, b):
+        assert np.array_equal(x["numpy"], y["numpy"]) and x["torch"].dtype == y["torch"].dtype
+        assert (x["torch"] == y["torch"]).all()                                # bit-identical
+        assert x["threads"] == y["threads"]                                    # the driver's XAIBENCH_THREADS
+
+
+def test_serial_is_a_plain_loop_in_this_process(serial):
+    assert {r["pid"] for r in serial} == {os.getpid()}
+    seen = []
+    got = executor.get_executor("").map(functools.partial(seeded_cell, scale=2.0), SEEDS,
+                                        on_result=lambda i, r: seen.append((i, r["seed"])))
+    assert seen == list(enumerate(SEEDS))  # saved as each cell finishes, in order
+    _same(got, serial)
+
+
+def test_processes_give_the_serial_results_in_input_order(serial):
+    seen = {}
+    got = executor.get_executor("processes:2").map(functools.partial(seeded_cell, scale=2.0), SEEDS,
+                                                    on_result=lambda i, r: seen.setdefault(i, r["seed"]))
+    assert os.getpid() not in {r["pid"] for r in got}
+    assert seen == dict(enumerate(SEEDS))
+    _same(got, serial)
+    with pytest.raises(ArithmeticError, match="cell 2 failed"):   # a cell's error is raised in the driver
+        executor.get_executor("processes:2").map(failing_cell, [1, 2, 3])
+
+
+def test_dask_local_gives_the_serial_results_in_input_order(serial):
+    got = executor.get_executor("dask-local:2").map(functools.partial(seeded_cell, scale=2.0), SEEDS)
+    assert os.getpid() not in {r["pid"] for r in got}
+    assert len({r["pid"] for r in got}) <= 2
+    _same(got, serial)
+    with pytest.raises(ArithmeticError, match="cell 2 failed"):
+        executor.get_executor("dask-local:2").map(failing_cell, [1, 2, 3])
+
+
+def test_the_environment_variable_chooses_the_backend(monkeypatch):
+    monkeypatch.delenv("XAIBENCH_SCHEDULER", raising=False)
+    assert executor.get_executor().kind == "serial"
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", " Processes:3 ")
+    assert (executor.get_executor().kind, executor.get_executor().arg) == ("processes", 3)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "dask-local:4")
+    assert (executor.get_executor().kind, executor.get_executor().arg) == ("dask-local", 4)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "tcp://10.0.0.5:8786")
+    assert (executor.get_executor().kind, executor.get_executor().arg) == ("dask", "tcp://10.0.0.5:8786")
+    assert executor.get_executor("processes").arg is None
+    assert executor.get_executor("").kind == executor.get_executor(" serial ").kind == "serial"
+
+
+@pytest.mark.parametrize("value", ["dask", "processes:0", "processes:two", "dask-local", "dask-local:0",
+                                   "threads:2", "10.0.0.5:8786", "tcp://"])
+def test_a_bad_scheduler_is_named_with_its_value_and_the_allowed_forms(monkeypatch, value):
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", value)
+    with pytest.raises(ValueError) as e:
+        executor.get_executor()
+    msg = str(e.value)
+    assert msg.startswith(f"XAIBENCH_SCHEDULER={value!r}")
+    assert "serial" in msg and "processes:N" in msg and "dask-local:N" in msg and "tcp://host:port" in msg
+
+
+def test_workers_run_with_the_drivers_threads_and_project_root(monkeypatch):
+    from xaibench.paths import project_root
+
+    monkeypatch.setenv("XAIBENCH_THREADS", "3")
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "dask-local:1")
+    monkeypatch.delenv("XAIBENCH_HOME", raising=False)
+    env = executor.worker_env()
+    assert env["XAIBENCH_THREADS"] == "3" and "XAIBENCH_SCHEDULER" not in env
+    assert env["XAIBENCH_HOME"] == str(project_root())
+
+
+def test_processes_fit_the_cores_and_more_workers_than_fit_are_warned_about(monkeypatch):
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 8)
+    monkeypatch.setenv("XAIBENCH_THREADS", "2")
+    assert executor.get_executor("processes").n_workers() == 4
+    with pytest.warns(RuntimeWarning, match=r"5 workers x XAIBENCH_THREADS=2 .* exceed the 8 cores.*at most 4"):
+        assert executor.get_executor("processes:5").n_workers() == 5
+    with pytest.warns(RuntimeWarning, match=r"dask-local:9: 9 workers"):
+        assert executor.get_executor("dask-local:9").n_workers() == 9
+
+
+# ---------------------------------------------------------------------------------------------
+# one real runner: Ge et al.'s seeds (a tiny Adult configuration), serial vs Dask
+# ---------------------------------------------------------------------------------------------
+TIMING = {"train_seconds", "seconds_per_explanation", "seconds_per_search"}
+
+
+def _ge_run(monkeypatch, tmp_path, scheduler: str) -> pd.DataFrame:
+    from xaibench.evaluation.cf_faithfulness import runner
+
+    monkeypatch.setattr(runner.paths, "results_dir", lambda: tmp_path / scheduler)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    if scheduler != "serial":  # the seeds must run in the workers (a fresh import there), not here
+        def in_driver(*args, **kw):
+            raise AssertionError("run_seed ran in the driver")
+
+        monkeypatch.setattr(runner, "run_seed", in_driver)
+    saved = []
+    real_save = runner.ResultStore.save
+
+    def save(self, key, tables):  # the driver saves every seed
+        saved.append((os.getpid(), key["seed"]))
+        return real_save(self, key, tables)
+
+    monkeypatch.setattr(runner.ResultStore, "save", save)
+    cfg = runner.RunConfig(n_explain=3, ks=(1,), epochs=1, cont_steps=5, explainers=("random", "omission"),
+                           selections=("absolute",))
+    out = runner.run(["adult"], [1, 2], cfg)
+    assert sorted(saved) == [(os.getpid(), 1), (os.getpid(), 2)]
+    return out[~out["metric"].isin(TIMING)].reset_index(drop=True)
+
+
+def test_ge_et_al_seeds_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
+    serial = _ge_run(monkeypatch, tmp_path, "serial")
+    dask = _ge_run(monkeypatch, tmp_path, "dask-local:2")
+    assert list(serial["seed"].unique()) == [1, 2] and len(serial) > 10
+    pd.testing.assert_frame_equal(dask, serial, check_exact=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.'s text runs: (dataset, run) cells, the first run's model saved by the driver
+# ---------------------------------------------------------------------------------------------
+def _text_run(monkeypatch, tmp_path, scheduler: str):
+    from xaibench.evaluation.attribution_gt import text_runner as tr
+
+    from tests.test_attribution_gt_text import _df
+
+    monkeypatch.setattr(tr.paths, "models_dir", lambda: tmp_path / scheduler)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    cfg = tr.TextConfig(n_train=60, n_val=10, n_test=12, seeds=(0, 1), kinds=("article", "cn"), hidden=4,
+                        max_epochs=1, explainers=("random_words", "grad_x_input"), n_explain=2, n_probe=4)
+    with monkeypatch.context() as mp:
+        if scheduler != "serial":  # the cells must run in the workers (a fresh import there), not here
+            mp.setattr(tr, "article_dataset", lambda *a: (_ for _ in ()).throw(AssertionError("ran in the driver")))
+        table, keep = tr.run_attention(_df(), cfg)
+    saved = {k: tr.load_attention(_df(), k, cfg)[0] for k in cfg.kinds}   # written by the driver
+    return table.drop(columns=["seconds", "train_seconds", "epoch_history"]), keep, saved
+
+
+@pytest.mark.slow  # ~20 s on 2 busy CPU cores (a Dask cluster of its own)
+def test_text_runs_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
+    import torch
+
+    serial, keep_s, saved_s = _text_run(monkeypatch, tmp_path, "serial")
+    dask, keep_d, saved_d = _text_run(monkeypatch, tmp_path, "dask-local:2")
+    assert list(serial["run"].unique()) == [0, 1] and set(serial["method"]) == {"attention", "random_words",
+                                                                                  "grad_x_input"}
+    pd.testing.assert_frame_equal(dask, serial, check_exact=True)
+    assert list(keep_d) == list(keep_s) == ["article", "cn"]
+    for kind in keep_s:
+        for a, b, c in zip(keep_s[kind]["model"].module.state_dict().values(),
+                           keep_d[kind]["model"].module.state_dict().values(),
+                           saved_d[kind].module.state_dict().values()):
+            assert torch.equal(a, b) and torch.equal(a, c)
+
+
+# ---------------------------------------------------------------------------------------------
+# Zhou et al.'s image runs: the jobs of _run_jobs (tiny synthetic species)
+# ---------------------------------------------------------------------------------------------
+def _image_jobs(monkeypatch, scheduler: str):
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+
+    rng = np.random.default_rng(0)
+    images = {c: [rng.integers(0, 255, (20, 20, 3), dtype=np.uint8) for _ in range(6)] for c in ("a", "b", "c")}
+    cfg = ir.ImageConfig(canvas=16, widths=(4,), epochs=2, batch_size=4, n_train=3, n_val=1, n_explain=2,
+                         methods=("gradient", "cam"), track_methods=("gradient",))
+    manip = mp.Manipulation("brightness", {"radius": 56, "shift": -0.3})
+    jobs = [("er", ("a", "b"), manip, 1.0, True), ("r", ("a", "c"), manip, 0.5, False), ("er", ("b", "c"), manip, 1.0, False)]
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    with monkeypatch.context() as mp_:
+        if scheduler != "serial":  # the jobs must run in the workers (a fresh import there), not here
+            mp_.setattr(ir, "run_one", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran in the driver")))
+        runs, attr, track = ir._run_jobs(images, jobs, cfg, 3, "key", "image runs")
+    timing = ["train_seconds", "seconds_per_image"]
+    return tuple(t.drop(columns=timing, errors="ignore") for t in (runs, attr, track))
+
+
+def test_image_jobs_are_identical_serial_and_on_dask(monkeypatch):
+    serial = _image_jobs(monkeypatch, "serial")
+    dask = _image_jobs(monkeypatch, "dask-local:2")
+    assert serial[0]["seed"].tolist() == [3, 4, 5] and serial[0]["experiment"].tolist() == ["er", "r", "er"]
+    assert len(serial[2]) and set(serial[1]["run"]) == {0, 1, 2}
+    for s, d in zip(serial, dask):
+        pd.testing.assert_frame_equal(d, s, check_exact=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# CEBaB: (model, task, seed) cells of run_all, a scratch project with the quick profile
+# ---------------------------------------------------------------------------------------------
+def _cebab_run(monkeypatch, root, scheduler: str) -> pd.DataFrame:
+    from xaibench.evaluation.cebab import runner
+
+    (root / "data" / "processed").mkdir(parents=True)
+    (root / "data" / "processed" / "cebab.parquet").symlink_to(
+        runner.paths.processed_dir() / "cebab.parquet")
+    monkeypatch.setenv("XAIBENCH_HOME", str(root))
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    saved = []
+    real_save = runner.save_result
+
+    def save_result(per, model, task, seed, name, **kw):
+        saved.append((os.getpid(), seed, name))
+        return real_save(per, model, task, seed, name, **kw)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(runner, "save_result", save_result)
+        if scheduler != "serial":  # the explainers must run in the workers (a fresh import there), not here
+            mp.setattr(runner, "evaluate_one", lambda *a, **k: (_ for _ in ()).throw(AssertionError("in the driver")))
+        out = runner.run_all(["logreg"], ["5-way"], [0, 1], ["random", "conexp"], profile="quick", absa_model=None)
+    assert sorted(saved) == [(os.getpid(), s, e) for s in (0, 1) for e in ("conexp", "random")]  # the driver saves
+    assert sorted(p.name for p in root.rglob("*.parquet") if "results" in str(p)) == ["conexp.parquet"] * 2 + [
+        "random.parquet"] * 2
+    return out.drop(columns=["seconds", "forward_passes"])
+
+
+def test_cebab_cells_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
+    serial = _cebab_run(monkeypatch, tmp_path / "serial", "serial")
+    dask = _cebab_run(monkeypatch, tmp_path / "dask", "dask-local:2")
+    assert list(serial["seed"].unique()) == [0, 1] and set(serial["explainer"]) == {"random", "conexp"}
+    assert len(serial) > 20
+    pd.testing.assert_frame_equal(dask, serial, check_exact=True)
