@@ -5,6 +5,10 @@ Stage 1 of the MiCE-style editor: MiCE fine-tunes T5 to infill masked spans cond
 is estimated on the train split labelled by the predictor, over spaCy tokens, lower-cased.  With
 ``label=None`` the label-pooled model is used (Polyjuice-style insertions and the cheap in-domain
 fluency LM).  Sampling is restricted to the ``top_k`` successors of the previous word.
+
+:class:`TwoSidedLM` is the two-sided alternative (MiCE's ``infiller="two-sided"``): the same smoothed
+bigram estimate, but a masked span is sampled given the words on *both* sides of it (the exact
+posterior of the bigram chain given its left and right neighbours), so the infill also fits the word after it.
 """
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from typing import Sequence
 import numpy as np
 
 BOS = "<s>"
+EOS = "</s>"
+UNK = "<unk>"
 
 
 class BigramLM:
@@ -86,9 +92,150 @@ class BigramLM:
         return out
 
 
-def train_ngram(dataset: str, predictor=None, max_texts: int | None = 20000, seed: int = 42) -> BigramLM:
+class TwoSidedLM:
+    """Label-conditioned bigram LM that samples a masked span given its left *and* right neighbours.
+
+    ``P(w | prev, label) = (c_label(prev, w) + a * P_label(w)) / (c_label(prev) + a)`` as in :class:`BigramLM`
+    (full counts, no top-k truncation; the texts end with ``</s>``).  A span of ``n`` words between ``left`` and
+    ``right`` is drawn from the chain's posterior given both ends: word ``k`` from
+    ``q(w) ~ P(w | w_{k-1}, label) * beta_{n-k}(w)`` with ``beta_0(w) = P(right | w, label)`` and
+    ``beta_m(w) = sum_v P(v | w, label) beta_{m-1}(v)`` (backward messages, one sparse product each).  For a
+    one-word span this is ``P(w | left) * P(right | w)``: the word that fits the word after it too.
+
+    Sampling is restricted to the ``top_k`` most probable words of ``q`` among the candidates: words seen at
+    least ``min_count`` times (pooled over labels), with a letter or digit when ``words_only`` (the masked words
+    are such words), never the left neighbour, nor the right neighbour for the span's last word (no
+    "the the").  ``temperature`` < 1 sharpens ``q``.
+    """
+
+    def __init__(self, alpha: float = 2.0, top_k: int = 40, min_count: int = 2, words_only: bool = True,
+                 temperature: float = 1.0):
+        if temperature <= 0:
+            raise ValueError(f"temperature={temperature!r}: use a positive number")
+        self.alpha, self.top_k, self.min_count = alpha, top_k, min_count
+        self.words_only, self.temperature = words_only, temperature
+        self._cache: dict = {}
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
+    def fit(self, token_lists: Sequence[Sequence[str]], labels: Sequence[int] | None = None) -> "TwoSidedLM":
+        from scipy import sparse
+
+        labels = [None] * len(token_lists) if labels is None else list(labels)
+        seqs = [[t.lower() for t in toks] for toks in token_lists]
+        pooled = Counter(w for s in seqs for w in s)
+        words = [BOS, EOS, UNK] + sorted(w for w, c in pooled.items() if c >= self.min_count and w not in (BOS, EOS, UNK))
+        self.vocab = np.array(words)
+        self.index = {w: i for i, w in enumerate(words)}
+        V, unk = len(words), self.index[UNK]
+        self.labels = sorted({lab for lab in labels if lab is not None})
+        ids = {key: ([], []) for key in [None, *self.labels]}
+        for s, lab in zip(seqs, labels):
+            seq = [0] + [self.index.get(w, unk) for w in s] + [1]
+            for key in {lab, None}:
+                ids[key][0].extend(seq[:-1])
+                ids[key][1].extend(seq[1:])
+        self.counts, self.counts_t, self.unigram, self.row_total = {}, {}, {}, {}
+        for key, (a, b) in ids.items():
+            a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+            c = sparse.coo_matrix((np.ones(len(a)), (a, b)), shape=(V, V)).tocsr()
+            c.sum_duplicates()
+            u = np.bincount(b, minlength=V).astype(np.float64)
+            u[unk] = 0.0  # the unknown word gets the floor probability, as an unseen word in BigramLM
+            pu = u / max(u.sum(), 1.0)
+            pu[pu <= 0] = 1.0 / (len(b) + 1)
+            self.counts[key], self.counts_t[key] = c, c.T.tocsr()
+            self.unigram[key], self.row_total[key] = pu, np.asarray(c.sum(1)).ravel()
+        ok = np.array([any(ch.isalnum() for ch in w) for w in words]) if self.words_only else np.ones(V, bool)
+        ok[[0, 1, unk]] = False
+        ok &= np.array([pooled.get(w, 0) >= self.min_count for w in words])
+        self.candidate = ok
+        self.n_tokens = int(sum(len(s) for s in seqs))
+        self._cache = {}
+        return self
+
+    def _key(self, label):
+        return label if label in self.counts else None
+
+    def _id(self, word: str) -> int:
+        return self.index.get(word.lower(), self.index[UNK])
+
+    def _row(self, key, prev: int) -> np.ndarray:
+        """``P(. | prev, label)`` over the vocabulary."""
+        c = self.counts[key]
+        out = self.alpha * self.unigram[key]
+        lo, hi = c.indptr[prev], c.indptr[prev + 1]
+        out[c.indices[lo:hi]] += c.data[lo:hi]
+        return out / (self.row_total[key][prev] + self.alpha)
+
+    def _beta(self, key, right: int, m: int) -> np.ndarray:
+        """Backward message ``beta_m``: probability of reaching ``right`` ``m + 1`` steps after each word."""
+        ck = ("beta", key, right, m)
+        if ck in self._cache:
+            return self._cache[ck]
+        a, pu, tot = self.alpha, self.unigram[key], self.row_total[key]
+        if m == 0:
+            col = np.zeros(len(pu))
+            ct = self.counts_t[key]
+            lo, hi = ct.indptr[right], ct.indptr[right + 1]
+            col[ct.indices[lo:hi]] = ct.data[lo:hi]
+            beta = (col + a * pu[right]) / (tot + a)
+        else:
+            nxt = self._beta(key, right, m - 1)
+            beta = (self.counts[key] @ nxt + a * float(pu @ nxt)) / (tot + a)
+        beta = beta / beta.max()  # scale-free: only ratios matter
+        self._cache[ck] = beta
+        return beta
+
+    def distribution(self, prev: str, right: str, remaining: int, label: int | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """``(words, probabilities)`` of the next span word after ``prev`` when ``remaining`` words (this one
+        included) stand before ``right``: the ``top_k`` candidates of ``P(w | prev) * beta_{remaining-1}(w)``."""
+        key = self._key(label)
+        p, r = self._id(prev), self._id(right)
+        ck = (key, p, r, remaining)
+        got = self._cache.get(ck)
+        if got is not None:
+            return got
+        if len(self._cache) > 200_000:
+            self._cache.clear()
+        q = self._row(key, p) * self._beta(key, r, remaining - 1)
+        ok = self.candidate.copy()
+        ok[p] = False
+        if remaining == 1:
+            ok[r] = False
+        q = np.where(ok, q, 0.0)
+        k = min(self.top_k, int(ok.sum()))
+        top = np.argpartition(-q, k - 1)[:k] if k < len(q) else np.arange(len(q))
+        top = top[np.argsort(-q[top], kind="stable")]
+        w = q[top] ** (1.0 / self.temperature)
+        got = (self.vocab[top], w / w.sum())
+        self._cache[ck] = got
+        return got
+
+    def sample_span(self, prev: str, right: str, n: int, rng: np.random.Generator, label: int | None = None
+                    ) -> list[str]:
+        """``n`` words to stand between ``prev`` (``<s>`` at the start) and ``right`` (``</s>`` at the end)."""
+        out = []
+        for k in range(n):
+            words, p = self.distribution(prev, right, n - k, label)
+            prev = str(words[rng.choice(len(words), p=p)])
+            out.append(prev)
+        return out
+
+    def logprob(self, prev: str, word: str, label: int | None = None) -> float:
+        key = self._key(label)
+        return float(np.log(self._row(key, self._id(prev))[self._id(word)]))
+
+
+def train_ngram(dataset: str, predictor=None, max_texts: int | None = 20000, seed: int = 42,
+                kind: str = "bigram") -> BigramLM | TwoSidedLM:
     """The label-conditioned bigram LM of ``dataset``'s train split (labels from ``predictor``;
-    gold labels when None).  Cached in memory per process by the caller."""
+    gold labels when None); ``kind="two-sided"``: a :class:`TwoSidedLM` on the same texts.
+    Cached in memory per process by the caller."""
     from ...data.cf_data import load_cf_dataset
     from ...nlp import nlp
 
@@ -99,4 +246,4 @@ def train_ngram(dataset: str, predictor=None, max_texts: int | None = 20000, see
     texts = train["text"].tolist()
     labels = train["label"].to_numpy() if predictor is None else predictor.predict(texts)
     toks = [[t.text for t in d if not t.is_space] for d in nlp().tokenizer.pipe(texts, batch_size=256)]
-    return BigramLM().fit(toks, [int(x) for x in labels])
+    return (TwoSidedLM() if kind == "two-sided" else BigramLM()).fit(toks, [int(x) for x in labels])
