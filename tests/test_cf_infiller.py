@@ -14,7 +14,7 @@ CORPUS = [["a", "b", "x"], ["a", "b", "x"], ["a", "c", "y"]]
 
 @pytest.fixture(scope="module")
 def two():
-    return TwoSidedLM(alpha=1.0, min_count=1).fit(CORPUS)
+    return TwoSidedLM(alpha=1.0, min_count=1, temperature=1.0).fit(CORPUS)
 
 
 def test_left_only_bigram_prefers_b_after_a():
@@ -37,13 +37,14 @@ def test_two_sided_picks_the_word_that_fits_the_right_context(two):
 
 
 def test_two_word_span_uses_the_backward_message(two):
-    # <s> _ _ x: beta_1(w) = sum_v P(v | w) P(x | v); the first word is "a" (every text starts with it)
+    # <s> _ _ x: beta_1(w) = sum_v P(v | w) P(x | v) over the candidate words v (those a span is made of);
+    # the first word is "a" (every text starts with it)
     V = list(two.vocab)
-    P = np.array([[np.exp(two.logprob(u, v)) for v in V] for u in V])
-    beta1 = P @ P[:, V.index("x")]
-    q = P[V.index("<s>")] * beta1
     ok = two.candidate.copy()
-    ok[V.index("<s>")] = False
+    assert sorted(np.array(V)[ok]) == ["a", "b", "c", "x", "y"]  # no <s>, </s>, <unk>
+    P = np.array([[np.exp(two.logprob(u, v)) for v in V] for u in V])
+    beta1 = P[:, ok] @ P[ok, V.index("x")]
+    q = P[V.index("<s>")] * beta1
     words, p = two.distribution("<s>", "x", 2)
     expect = {w: q[i] for i, w in enumerate(V) if ok[i]}
     z = sum(expect.values())
@@ -54,7 +55,7 @@ def test_two_word_span_uses_the_backward_message(two):
 
 
 def test_label_conditioning_and_no_repeats():
-    lm = TwoSidedLM(alpha=0.01, min_count=1).fit([t.split() for t in POS + NEG], [1] * 3 + [0] * 3)
+    lm = TwoSidedLM(alpha=0.01, min_count=1, temperature=1.0).fit([t.split() for t in POS + NEG], [1] * 3 + [0] * 3)
     # positive texts: "a great" twice, "a wonderful" once, but only "wonderful film" is seen; negative alike
     assert lm.distribution("a", "film", 1, label=1)[0][0] == "wonderful"
     assert lm.distribution("a", "film", 1, label=0)[0][0] == "awful"
@@ -64,13 +65,19 @@ def test_label_conditioning_and_no_repeats():
     assert all(any(ch.isalnum() for ch in w) for w in words)  # no punctuation for a masked word
 
 
-def test_temperature_sharpens(two):
+def test_temperature_and_candidate_cap(two):
     cold = TwoSidedLM(alpha=1.0, min_count=1, temperature=0.5).fit(CORPUS)
     _, p = two.distribution("a", "y", 1)
     _, pc = cold.distribution("a", "y", 1)
     np.testing.assert_allclose(pc, p ** 2 / (p ** 2).sum())
     with pytest.raises(ValueError, match="temperature=0"):
         TwoSidedLM(temperature=0)
+    # only the 2 most frequent words may be infilled: a (3), then b or x (2 each; b comes first in the vocabulary)
+    capped = TwoSidedLM(alpha=1.0, min_count=1, temperature=1.0, max_candidates=2).fit(CORPUS)
+    assert sorted(capped.vocab[capped.cand_idx]) == ["a", "b"]
+    words, p = capped.distribution("a", "y", 1)  # "a" is the left neighbour: only "b" remains
+    assert list(words) == ["b"] and p.tolist() == [1.0]
+    assert TwoSidedLM().max_candidates == 10000 and TwoSidedLM().temperature == 0.5  # the chosen design
 
 
 def test_mice_two_sided_returns_targeted_edits():
@@ -90,3 +97,15 @@ def test_mice_infiller_setting_is_checked():
     with pytest.raises(ValueError, match="two-sided"):
         MiCE(lm=lm, infiller="two-sided").fit(sentiment_logreg())
     assert MiCE(lm=lm).infiller == "bigram"  # the default
+
+
+def test_pickled_infiller_samples_the_same(two):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(two))
+    assert not again._cache and again.cand_idx.tolist() == two.cand_idx.tolist()
+    for args in (("a", "y", 1), ("<s>", "x", 2), ("b", "</s>", 3)):
+        w1, p1 = two.distribution(*args)
+        w2, p2 = again.distribution(*args)
+        assert list(w1) == list(w2) and np.allclose(p1, p2)
+    assert two.sample_span("<s>", "x", 3, np.random.default_rng(5)) == again.sample_span("<s>", "x", 3, np.random.default_rng(5))

@@ -184,7 +184,7 @@ _INFILLERS: dict = {}
 #: version of the infiller cache (bump when :func:`~.ngram.train_ngram` or :class:`~.ngram.BigramLM` change)
 INFILLER_VERSION = 1  # version 1 caches keep their original file names (``_v<N>`` is added from version 2 on)
 #: version of the two-sided infiller cache (bump when :class:`~.ngram.TwoSidedLM` changes)
-TWO_SIDED_VERSION = 1
+TWO_SIDED_VERSION = 4
 
 
 def cached_infiller(dataset: str | None, model, max_texts: int | None, seed: int = 42, kind: str = "bigram"):

@@ -99,27 +99,37 @@ class TwoSidedLM:
     (full counts, no top-k truncation; the texts end with ``</s>``).  A span of ``n`` words between ``left`` and
     ``right`` is drawn from the chain's posterior given both ends: word ``k`` from
     ``q(w) ~ P(w | w_{k-1}, label) * beta_{n-k}(w)`` with ``beta_0(w) = P(right | w, label)`` and
-    ``beta_m(w) = sum_v P(v | w, label) beta_{m-1}(v)`` (backward messages, one sparse product each).  For a
+    ``beta_m(w) = sum_v P(v | w, label) beta_{m-1}(v)`` over the candidate words ``v`` (backward messages, one
+    sparse product each).  For a
     one-word span this is ``P(w | left) * P(right | w)``: the word that fits the word after it too.
 
     Sampling is restricted to the ``top_k`` most probable words of ``q`` among the candidates: words seen at
-    least ``min_count`` times (pooled over labels), with a letter or digit when ``words_only`` (the masked words
-    are such words), never the left neighbour, nor the right neighbour for the span's last word (no
-    "the the").  ``temperature`` < 1 sharpens ``q``.
+    least ``min_count`` times (pooled over labels), among the ``max_candidates`` most frequent such words (None:
+    all), with a letter or digit when ``words_only`` (the masked words are such words), never the left neighbour,
+    nor the right neighbour for the span's last word (no "the the").  ``temperature`` < 1 sharpens ``q``.
+
+    The defaults (10,000 most frequent words, temperature 0.5) were chosen among three designs (all words at
+    temperature 1; 10,000 words at temperature 1; 10,000 words at temperature 0.5) by SmolLM2's NLL of MiCE's
+    edits on IMDb reviews 20-39 of the seeded sample, held out from the reviews :func:`infiller_fluency
+    <xaibench.evaluation.cf_feedback.runner.infiller_fluency>` reports on (notebook 12).
     """
 
     def __init__(self, alpha: float = 2.0, top_k: int = 40, min_count: int = 2, words_only: bool = True,
-                 temperature: float = 1.0):
+                 temperature: float = 0.5, max_candidates: int | None = 10000):
         if temperature <= 0:
             raise ValueError(f"temperature={temperature!r}: use a positive number")
+        if max_candidates is not None and max_candidates < 1:
+            raise ValueError(f"max_candidates={max_candidates!r}: use a positive integer or None (all words)")
         self.alpha, self.top_k, self.min_count = alpha, top_k, min_count
-        self.words_only, self.temperature = words_only, temperature
+        self.words_only, self.temperature, self.max_candidates = words_only, temperature, max_candidates
         self._cache: dict = {}
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_cache"] = {}
-        return state
+    def __getstate__(self):  # the candidate-space matrices and the cache are derived: rebuilt on load
+        return {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_sub", "cand_idx", "cand_pos", "candidate")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._set_candidates()
 
     def fit(self, token_lists: Sequence[Sequence[str]], labels: Sequence[int] | None = None) -> "TwoSidedLM":
         from scipy import sparse
@@ -149,13 +159,30 @@ class TwoSidedLM:
             pu[pu <= 0] = 1.0 / (len(b) + 1)
             self.counts[key], self.counts_t[key] = c, c.T.tocsr()
             self.unigram[key], self.row_total[key] = pu, np.asarray(c.sum(1)).ravel()
-        ok = np.array([any(ch.isalnum() for ch in w) for w in words]) if self.words_only else np.ones(V, bool)
-        ok[[0, 1, unk]] = False
-        ok &= np.array([pooled.get(w, 0) >= self.min_count for w in words])
-        self.candidate = ok
+        self.word_count = np.array([pooled.get(w, 0) for w in words])
         self.n_tokens = int(sum(len(s) for s in seqs))
-        self._cache = {}
+        self._set_candidates()
         return self
+
+    def _set_candidates(self) -> None:
+        words = self.vocab
+        ok = np.array([any(ch.isalnum() for ch in w) for w in words]) if self.words_only else np.ones(len(words), bool)
+        ok[[self.index[BOS], self.index[EOS], self.index[UNK]]] = False
+        ok &= self.word_count >= self.min_count
+        if self.max_candidates is not None and ok.sum() > self.max_candidates:
+            order = np.argsort(-np.where(ok, self.word_count, -1), kind="stable")
+            ok = np.zeros(len(words), bool)
+            ok[order[: self.max_candidates]] = True
+        self.candidate = ok
+        self.cand_idx = np.flatnonzero(ok)
+        self.cand_pos = np.full(len(words), -1)
+        self.cand_pos[self.cand_idx] = np.arange(len(self.cand_idx))
+        c = self.cand_idx  # per label: counts among the candidates, unigram and row totals of the candidates
+        self._sub = {}
+        for key, m in self.counts.items():
+            to_cand = m[:, c].tocsr()  # every word's successor counts among the candidates
+            self._sub[key] = (to_cand[c], self.unigram[key][c], self.row_total[key][c], to_cand)
+        self._cache = {}
 
     def _key(self, label):
         return label if label in self.counts else None
@@ -163,29 +190,32 @@ class TwoSidedLM:
     def _id(self, word: str) -> int:
         return self.index.get(word.lower(), self.index[UNK])
 
-    def _row(self, key, prev: int) -> np.ndarray:
-        """``P(. | prev, label)`` over the vocabulary."""
-        c = self.counts[key]
-        out = self.alpha * self.unigram[key]
+    def _row(self, key, prev: int, cand: np.ndarray | None = None) -> np.ndarray:
+        """``P(. | prev, label)`` over the vocabulary (over the candidates :attr:`cand_idx` when ``cand`` is given)."""
+        c = self.counts[key] if cand is None else self._sub[key][3]
         lo, hi = c.indptr[prev], c.indptr[prev + 1]
+        out = self.alpha * (self.unigram[key] if cand is None else self._sub[key][1])
         out[c.indices[lo:hi]] += c.data[lo:hi]
         return out / (self.row_total[key][prev] + self.alpha)
 
     def _beta(self, key, right: int, m: int) -> np.ndarray:
-        """Backward message ``beta_m``: probability of reaching ``right`` ``m + 1`` steps after each word."""
+        """Backward message ``beta_m`` over the candidates: probability of reaching ``right`` ``m + 1`` steps after
+        each candidate through ``m`` candidate words (the words a span is made of)."""
         ck = ("beta", key, right, m)
         if ck in self._cache:
             return self._cache[ck]
-        a, pu, tot = self.alpha, self.unigram[key], self.row_total[key]
+        sub, puc, totc, _ = self._sub[key]
+        a = self.alpha
         if m == 0:
-            col = np.zeros(len(pu))
+            col = np.zeros(len(puc))
             ct = self.counts_t[key]
             lo, hi = ct.indptr[right], ct.indptr[right + 1]
-            col[ct.indices[lo:hi]] = ct.data[lo:hi]
-            beta = (col + a * pu[right]) / (tot + a)
+            pos = self.cand_pos[ct.indices[lo:hi]]
+            col[pos[pos >= 0]] = ct.data[lo:hi][pos >= 0]
+            beta = (col + a * self.unigram[key][right]) / (totc + a)
         else:
             nxt = self._beta(key, right, m - 1)
-            beta = (self.counts[key] @ nxt + a * float(pu @ nxt)) / (tot + a)
+            beta = (sub @ nxt + a * float(puc @ nxt)) / (totc + a)
         beta = beta / beta.max()  # scale-free: only ratios matter
         self._cache[ck] = beta
         return beta
@@ -199,30 +229,31 @@ class TwoSidedLM:
         ck = (key, p, r, remaining)
         got = self._cache.get(ck)
         if got is not None:
-            return got
+            return got[:2]
         if len(self._cache) > 200_000:
             self._cache.clear()
-        q = self._row(key, p) * self._beta(key, r, remaining - 1)
-        ok = self.candidate.copy()
-        ok[p] = False
-        if remaining == 1:
-            ok[r] = False
-        q = np.where(ok, q, 0.0)
-        k = min(self.top_k, int(ok.sum()))
+        cand = self.cand_idx
+        q = self._row(key, p, cand) * self._beta(key, r, remaining - 1)  # over the candidates only
+        for banned in ((p, r) if remaining == 1 else (p,)):
+            if self.cand_pos[banned] >= 0:
+                q[self.cand_pos[banned]] = 0.0
+        k = max(1, min(self.top_k, int((q > 0).sum())))
         top = np.argpartition(-q, k - 1)[:k] if k < len(q) else np.arange(len(q))
         top = top[np.argsort(-q[top], kind="stable")]
         w = q[top] ** (1.0 / self.temperature)
-        got = (self.vocab[top], w / w.sum())
+        w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1.0 / len(w))
+        got = (self.vocab[cand[top]], w, np.cumsum(w))
         self._cache[ck] = got
-        return got
+        return got[:2]
 
     def sample_span(self, prev: str, right: str, n: int, rng: np.random.Generator, label: int | None = None
                     ) -> list[str]:
         """``n`` words to stand between ``prev`` (``<s>`` at the start) and ``right`` (``</s>`` at the end)."""
-        out = []
+        out, key, r = [], self._key(label), self._id(right)
         for k in range(n):
-            words, p = self.distribution(prev, right, n - k, label)
-            prev = str(words[rng.choice(len(words), p=p)])
+            self.distribution(prev, right, n - k, label)
+            words, _, cdf = self._cache[(key, self._id(prev), r, n - k)]
+            prev = str(words[min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), len(words) - 1)])
             out.append(prev)
         return out
 
