@@ -367,6 +367,79 @@ def test_infiller_cache_damaged_is_named_and_retrained(dirs, monkeypatch):
     assert isinstance(pickle.loads(f.read_bytes()), ngram.BigramLM)  # rewritten whole
 
 
+def test_infiller_cache_is_keyed_on_the_infiller_kind(dirs, monkeypatch):
+    from xaibench.explainers.counterfactual import mice, ngram
+
+    from tests.helpers.toy_text import NEG, POS
+
+    trained = []
+
+    def train_ngram(dataset, predictor=None, max_texts=None, seed=42, kind="bigram"):
+        trained.append(kind)
+        cls = ngram.BigramLM if kind == "bigram" else ngram.TwoSidedLM
+        return cls(min_count=1).fit([t.split() for t in POS + NEG], [1] * 3 + [0] * 3)
+
+    monkeypatch.setattr(ngram, "train_ngram", train_ngram)
+    monkeypatch.setattr(mice, "_INFILLERS", {})
+    assert isinstance(mice.cached_infiller("imdb", None, 10, seed=1), ngram.BigramLM)
+    assert isinstance(mice.cached_infiller("imdb", None, 10, seed=1, kind="two-sided"), ngram.TwoSidedLM)
+    _only(dirs["cache"], "infiller_imdb_*_10_1.pkl")  # the bigram cache keeps its file name
+    f = _only(dirs["cache"], "twosided_infiller_imdb_*.pkl")
+    monkeypatch.setattr(mice, "_INFILLERS", {})  # a new process: both read from disk
+    mice.cached_infiller("imdb", None, 10, seed=1, kind="two-sided")
+    mice.cached_infiller("imdb", None, 10, seed=1)
+    assert trained == ["bigram", "two-sided"]
+    f.write_bytes(pickle.dumps(ngram.BigramLM(min_count=1).fit([["a", "b"]])))  # the wrong kind in the file
+    monkeypatch.setattr(mice, "_INFILLERS", {})
+    with pytest.warns(RuntimeWarning, match=f.name):
+        assert isinstance(mice.cached_infiller("imdb", None, 10, seed=1, kind="two-sided"), ngram.TwoSidedLM)
+    with pytest.raises(ValueError, match="kind='trigram'"):
+        mice.cached_infiller("imdb", None, 10, kind="trigram")
+
+
+def test_editor_chains_of_another_infiller_are_never_returned(chains):
+    R, calls = chains
+    R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False)
+    R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False, infiller="bigram")  # the default: stored
+    assert len(calls) == 1
+    R.run_experiment("imdb", "mice", 3, n_steps=2, progress=False, infiller="two-sided")
+    assert len(calls) == 2
+    with pytest.raises(ValueError, match="editor='textfooler'"):
+        R.run_experiment("imdb", "textfooler", 3, n_steps=2, progress=False, infiller="two-sided")
+
+
+def test_infiller_fluency_is_stored_per_setting(chains, dirs, monkeypatch):
+    from xaibench.explainers.counterfactual import mice
+
+    R, calls = chains
+    built = []
+
+    class FakeMiCE:
+        def __init__(self, dataset=None, lm=None, seed=42, lm_max_texts=None, infiller="bigram"):
+            built.append(infiller)
+
+        def fit(self, pred):
+            return self
+
+    monkeypatch.setattr(mice, "MiCE", FakeMiCE)
+    # base-LM NLL = characters of the text: "text 0 edit 1" vs its original "text 0 edit 0" differ by 0
+    nll = {"text 10 edit 1": 15.0}
+    monkeypatch.setattr(R, "_cached_nll", lambda texts, lm, dtype, d: ({t: nll.get(t, float(len(t))) for t in texts}, 0))
+    t = R.infiller_fluency({"imdb": 12}, n_texts=11, lm_dtype="float32")
+    assert built == ["bigram", "two-sided"] and len(calls) == 2
+    assert set(t["metric"]) == {"nll_delta_mean", "nll_delta_std", "flip_rate", "seconds_per_edit", "minimality"}
+    got = t.set_index(["infiller", "metric"])["ours"]
+    assert got["two-sided", "nll_delta_mean"] == pytest.approx(1.0 / 11)  # one text of 11 is 1 nat worse
+    assert got["two-sided", "flip_rate"] == 1.0 and got["bigram", "minimality"] == 1.0
+    assert t["paper"].isna().all() and (t["n_texts"] == 11).all()
+    R.infiller_fluency({"imdb": 12}, n_texts=11, lm_dtype="float32")
+    assert len(calls) == 2  # stored
+    R.infiller_fluency({"imdb": 12}, n_texts=11, lm_dtype="float32", infillers=("two-sided",))
+    assert len(calls) == 3  # another setting: computed
+    with pytest.raises(ValueError, match="infillers=\\('t5',\\)"):
+        R.infiller_fluency({"imdb": 12}, infillers=("t5",))
+
+
 def test_counterfitted_vectors_damaged_are_named_and_rebuilt(dirs, monkeypatch):
     from xaibench import glove
     from xaibench.explainers.counterfactual import counterfit, wordnet

@@ -32,6 +32,7 @@ FULL_SAMPLE = {"imdb": 500, "newsgroups": 1000}
 CHAINS_VERSION = 2
 TRADEOFF_VERSION = 2
 ANTONYMS_VERSION = 2
+INFILLER_FLUENCY_VERSION = 1
 FLUENCY_VERSION = 1  # version 1 stores keep their original file names (the key gains ``v`` from version 2 on)
 
 
@@ -55,13 +56,14 @@ def tradeoff_store():
 
 def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_STEPS, seed: int = 42,
                    predictor: str = "logreg", max_words: int | None = 400, progress: bool = True,
-                   refresh: bool = False, max_train: int | None = None, lm_max_texts: int | None = 20000
-                   ) -> tuple[pd.DataFrame, dict]:
+                   refresh: bool = False, max_train: int | None = None, lm_max_texts: int | None = 20000,
+                   infiller: str = "bigram") -> tuple[pd.DataFrame, dict]:
     """Chains of ``editor`` on ``n_texts`` seeded test texts of ``dataset``; ``(chains, stats)``.
 
     ``stats``: seconds and predictor calls/texts per edit step (``bench_editors``).  Texts longer
     than ``max_words`` words are left out of the sample (run time; stated in DEVIATIONS.md).
     ``max_train``/``lm_max_texts`` cap the predictor's and the infiller's training sets (quick runs).
+    ``infiller``: MiCE's stage-1 infiller (``"bigram"``, the default, or ``"two-sided"``; MiCE only).
     """
     import time
 
@@ -73,15 +75,25 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
 
     n_texts = check_count(n_texts, "n_texts", 1)  # before the predictor is trained
     n_steps = check_count(n_steps, "n_steps", 1)
+    from ...explainers.counterfactual.mice import INFILLERS, TWO_SIDED_VERSION
+
+    if infiller not in INFILLERS:
+        raise ValueError(f"infiller={infiller!r}: use one of {INFILLERS}")
+    if infiller != INFILLERS[0] and editor != "mice":
+        raise ValueError(f"infiller={infiller!r} is a setting of the mice editor; editor={editor!r} takes the default")
     config = {"dataset": dataset, "editor": editor, "n_texts": n_texts, "n_steps": n_steps, "seed": seed,
               "predictor": predictor, "max_words": max_words, "max_train": max_train, "lm_max_texts": lm_max_texts}
+    editor_kw = {}
+    if infiller != INFILLERS[0]:  # the default stays out of the key: stored default runs keep their entries
+        config["infiller"] = editor_kw["infiller"] = infiller
+        config["infiller_version"] = TWO_SIDED_VERSION
     store = chains_store()
     cached = None if refresh else store.load(config)
     if cached is not None:
         return cached["chains"], cached["stats"]
     model = get_predictor(dataset, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
     pred = cf.CountingPredictor(model)
-    ed = build_editor(editor, pred, dataset, seed=seed, lm_max_texts=lm_max_texts)
+    ed = build_editor(editor, pred, dataset, seed=seed, lm_max_texts=lm_max_texts, **editor_kw)
     sample = sample_test(dataset, n_texts, seed=seed, max_words=max_words)
     limit = model_max_words(model)
     n_long = int(sum(len(t.split()) > limit for t in sample["text"])) if limit else 0
@@ -306,6 +318,98 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
                 rows += [{**common, "metric": "training_seconds", "ours": train_s, "lower_is_better": True},
                          {**common, "metric": "training_cross_entropy", "ours": mlm.train_loss, "lower_is_better": True}]
     cols = ["dataset", "infiller", "metric", "ours", "ours_std", "paper", "n_texts", "lower_is_better", "load_avg_1min"]
+    df = pd.DataFrame(rows)[cols]
+    store.save(config, {"table": df})
+    return df
+
+
+#: infillers :func:`infiller_fluency` can measure (``"mlm"``: the MLM head of :func:`infiller_tradeoff`, seconds per edit)
+FLUENCY_INFILLERS = ("bigram", "two-sided", "mlm")
+
+
+def infiller_fluency(samples: dict[str, int], n_texts: int = 20, seed: int = 42, predictor: str = "logreg",
+                     max_words: int | None = 400, infillers: Sequence[str] = ("bigram", "two-sided"),
+                     base_lm: str = "smollm2", lm_dtype: str = "auto", mlm_train_texts: int = 1000,
+                     refresh: bool = False, max_train: int | None = None,
+                     lm_max_texts: int | None = 20000) -> pd.DataFrame:
+    """How readable MiCE's edits are with each stage-1 infiller: the first MiCE edit of the first ``n_texts``
+    texts of each dataset's seeded sample (``samples[dataset]`` texts, as the chains), one run per infiller.
+
+    Metrics (``ours``; ``ours_std`` the standard deviation over texts where one exists):
+
+    * ``nll_delta_mean`` / ``nll_delta_std`` -- the base LM's (SmolLM2) mean token NLL of the edit minus that of
+      its original, paired per text, over the texts the editor changed (carried steps left out; ``n_texts``);
+    * ``flip_rate`` -- share of the texts whose edit reaches another class; ``minimality`` -- mean token
+      Levenshtein distance of the edit to its original; ``seconds_per_edit`` -- wall time of the edits (the
+      infiller's training excluded; the base LM runs after the edits, outside the edit loop).
+
+    ``infillers``: a subset of :data:`FLUENCY_INFILLERS`.  Stored as one result-store entry keyed on every
+    setting under ``data/results/cf_feedback/``; the base-LM scores go through the fluency store of
+    :func:`add_fluency`.  ``paper`` is NaN (the paper's MiCE infills with T5).
+    """
+    import time
+
+    from ...config import positive_int
+    from ...data.cf_data import sample_test
+    from ...explainers.counterfactual.mice import INFILLER_VERSION, TWO_SIDED_VERSION, MiCE
+    from ...models.cf_predictors import get_predictor
+    from ...models.lm import resolve_lm_dtype
+    from ...nlp import nlp
+    from ...store import ResultStore
+
+    n_texts = positive_int(n_texts, "n_texts")
+    bad = [x for x in infillers if x not in FLUENCY_INFILLERS]
+    if bad or not infillers:
+        raise ValueError(f"infillers={tuple(infillers)!r}: use a non-empty subset of {FLUENCY_INFILLERS}")
+    dtype = resolve_lm_dtype(lm_dtype)
+    config = {"samples": dict(samples), "n_texts": n_texts, "seed": seed, "predictor": predictor,
+              "max_words": max_words, "infillers": list(infillers), "base_lm": base_lm, "lm_dtype": dtype,
+              "max_train": max_train, "lm_max_texts": lm_max_texts,
+              "infiller_versions": {"bigram": INFILLER_VERSION, "two-sided": TWO_SIDED_VERSION}}
+    if "mlm" in infillers:
+        config["mlm_train_texts"] = mlm_train_texts
+    store = ResultStore(paths.results_dir() / "cf_feedback", "infiller_fluency", version=INFILLER_FLUENCY_VERSION)
+    cached = None if refresh else store.load(config)
+    if cached is not None:
+        return cached["table"]
+    rows = []
+    for d, n_sample in samples.items():
+        model = get_predictor(d, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
+        texts = sample_test(d, n_sample, seed=seed, max_words=max_words)["text"].tolist()[:n_texts]
+        for name in infillers:
+            pred = cf.CountingPredictor(model)
+            if name == "mlm":
+                from ...explainers.counterfactual.mlm import train_mlm_infiller
+
+                editor = MiCE(dataset=d, lm=train_mlm_infiller(d, model, max_texts=mlm_train_texts, seed=seed),
+                              seed=seed).fit(pred)
+            else:
+                editor = MiCE(dataset=d, seed=seed, lm_max_texts=lm_max_texts, infiller=name).fit(pred)
+            nlp()  # the tokenizer is loaded before the clock starts (the first infiller would pay for it)
+            load0 = load_average()
+            t0 = time.perf_counter()
+            ch = cf.run_chains(editor, pred, texts, n_steps=1)
+            secs = time.perf_counter() - t0
+            load1 = load_average()
+            orig = ch[ch["step"] == 0].set_index("text_id")["text"]
+            first = ch[ch["step"] == 1].set_index("text_id")
+            edited = first[~first["carried"].astype(bool)]
+            by_text, _ = _cached_nll(list(dict.fromkeys(orig.tolist() + edited["text"].tolist())), base_lm, dtype, d)
+            delta = np.array([by_text[t] - by_text[orig[i]] for i, t in edited["text"].items()], dtype=float)
+            delta = delta[~np.isnan(delta)]
+            sd = float(delta.std(ddof=1)) if len(delta) > 1 else np.nan
+            common = {"dataset": d, "infiller": name, "paper": np.nan, "load_avg_1min": round((load0 + load1) / 2, 2)}
+            n = len(first)
+            for metric, value, std, k, lower in (
+                    ("nll_delta_mean", float(delta.mean()) if len(delta) else np.nan, sd, len(delta), True),
+                    ("nll_delta_std", sd, np.nan, len(delta), True),
+                    ("flip_rate", float(first["flipped"].astype(float).mean()), np.nan, n, False),
+                    ("minimality", float(first["minimality"].mean()),
+                     float(first["minimality"].std(ddof=1)) if n > 1 else np.nan, n, True),
+                    ("seconds_per_edit", secs / max(n, 1), np.nan, n, True)):
+                rows.append({**common, "metric": metric, "ours": value, "ours_std": std, "n_texts": k,
+                             "lower_is_better": lower})
+    cols = ["dataset", "infiller", "metric", "n_texts", "lower_is_better", "ours", "ours_std", "paper", "load_avg_1min"]
     df = pd.DataFrame(rows)[cols]
     store.save(config, {"table": df})
     return df

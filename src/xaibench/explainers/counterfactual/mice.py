@@ -2,6 +2,8 @@
 
 Stage 1 (MiCE: T5 fine-tuned to infill spans given the predictor's label): a label-conditioned
 bigram infiller (:class:`.ngram.BigramLM`) estimated on the train split labelled by the predictor.
+It sees only the word left of a span (the default, ``infiller="bigram"``); ``infiller="two-sided"``
+samples each span given the words on both sides of it (:class:`.ngram.TwoSidedLM`).
 Stage 2, as in MiCE's ``EditFinder``:
 
 * the tokens with the largest |gradient x input| of the predictor's *original* prediction are
@@ -34,15 +36,19 @@ class MiCE(CounterfactualExplainer):
 
     def __init__(self, dataset: str | None = None, lm=None, max_frac: float = 0.55, levels: int = 4,
                  n_samples: int = 15, beam: int = 3, rounds: int = 3, seed: int = 42,
-                 lm_max_texts: int | None = 20000):
-        self.dataset, self.lm = dataset, lm
+                 lm_max_texts: int | None = 20000, infiller: str = "bigram"):
+        if infiller not in INFILLERS:
+            raise ValueError(f"infiller={infiller!r}: use one of {INFILLERS}")
+        self.dataset, self.lm, self.infiller = dataset, lm, infiller
         self.max_frac, self.levels, self.n_samples = max_frac, levels, n_samples
         self.beam, self.rounds, self.seed, self.lm_max_texts = beam, rounds, seed, lm_max_texts
 
     def fit(self, model, data=None):
         self.model = model
         if self.lm is None:
-            self.lm = cached_infiller(self.dataset, model, self.lm_max_texts, self.seed)
+            self.lm = cached_infiller(self.dataset, model, self.lm_max_texts, self.seed, kind=self.infiller)
+        elif self.infiller == "two-sided" and not hasattr(self.lm, "sample_span"):
+            raise ValueError(f"infiller='two-sided' needs lm= with sample_span (a TwoSidedLM); got a {type(self.lm).__name__}")
         return self
 
     # ---- masking ---------------------------------------------------------------------------
@@ -75,7 +81,10 @@ class MiCE(CounterfactualExplainer):
                     j += 1
                 length = max(1, (j - i) + int(rng.integers(-1, 2)))
                 prev = nw[-1] if nw else "<s>"
-                fill = self.lm.sample(prev, length, rng, label=target)
+                if hasattr(self.lm, "sample_span"):  # two-sided: the span also fits the word after it
+                    fill = self.lm.sample_span(prev, words[j] if j < len(words) else "</s>", length, rng, label=target)
+                else:
+                    fill = self.lm.sample(prev, length, rng, label=target)
                 nw.extend(fill); ns.extend([" "] * len(fill))
                 ns[-1] = spaces[j - 1]
                 i = j
@@ -169,40 +178,60 @@ class MiCE(CounterfactualExplainer):
         return out
 
 
+#: stage-1 infillers of the editor (``MiCE(infiller=...)``); the first is the default
+INFILLERS = ("bigram", "two-sided")
 _INFILLERS: dict = {}
 #: version of the infiller cache (bump when :func:`~.ngram.train_ngram` or :class:`~.ngram.BigramLM` change)
 INFILLER_VERSION = 1  # version 1 caches keep their original file names (``_v<N>`` is added from version 2 on)
+#: version of the two-sided infiller cache (bump when :class:`~.ngram.TwoSidedLM` changes)
+TWO_SIDED_VERSION = 4
 
 
-def cached_infiller(dataset: str | None, model, max_texts: int | None, seed: int = 42):
-    """The dataset's label-conditioned bigram infiller, trained once and cached on disk (keyed on the
-    dataset, the predictor's fingerprint, ``max_texts``, ``seed`` and :data:`INFILLER_VERSION`)."""
+def cached_infiller(dataset: str | None, model, max_texts: int | None, seed: int = 42, kind: str = "bigram"):
+    """The dataset's label-conditioned infiller (``kind``: ``"bigram"``, a :class:`~.ngram.BigramLM`, or
+    ``"two-sided"``, a :class:`~.ngram.TwoSidedLM`), trained once and cached on disk (keyed on the kind, the
+    dataset, the predictor's fingerprint, ``max_texts``, ``seed`` and the kind's cache version)."""
     from ... import io, paths
     from .ngram import train_ngram
 
+    if kind not in INFILLERS:
+        raise ValueError(f"kind={kind!r}: use one of {INFILLERS}")
     if dataset is None:
         raise ValueError("MiCE needs dataset= (the train split its infiller is estimated on) or lm=")
     fp = model.fingerprint() if hasattr(model, "fingerprint") else "gold"
-    key = (dataset, fp, max_texts, seed, INFILLER_VERSION)
+    version = INFILLER_VERSION if kind == "bigram" else TWO_SIDED_VERSION
+    key = (kind, dataset, fp, max_texts, seed, version)
     if key in _INFILLERS:
         return _INFILLERS[key]
-    tag = "" if INFILLER_VERSION == 1 else f"_v{INFILLER_VERSION}"
-    path = paths.cache_dir() / "cf_feedback" / f"infiller_{dataset}_{fp}_{max_texts}_{seed}{tag}.pkl"
+    if kind == "bigram":
+        tag = "" if INFILLER_VERSION == 1 else f"_v{INFILLER_VERSION}"
+        name = f"infiller_{dataset}_{fp}_{max_texts}_{seed}{tag}.pkl"
+    else:
+        name = f"twosided_infiller_{dataset}_{fp}_{max_texts}_{seed}_v{TWO_SIDED_VERSION}.pkl"
+    path = paths.cache_dir() / "cf_feedback" / name
 
     def build():
-        lm = train_ngram(dataset, getattr(model, "model", model), max_texts=max_texts, seed=seed)
+        extra = {} if kind == "bigram" else {"kind": kind}
+        lm = train_ngram(dataset, getattr(model, "model", model), max_texts=max_texts, seed=seed, **extra)
         io.write_bytes(path, pickle.dumps(lm))
         return lm
 
-    lm = io.read_or_rebuild(path, _read_infiller, build, what="infiller cache")
+    lm = io.read_or_rebuild(path, _reader(kind), build, what="infiller cache")
     _INFILLERS[key] = lm
     return lm
 
 
-def _read_infiller(path):
-    from .ngram import BigramLM
+def _reader(kind: str):
+    def read(path):
+        from .ngram import BigramLM, TwoSidedLM
 
-    lm = pickle.loads(path.read_bytes())
-    if not isinstance(lm, BigramLM):
-        raise TypeError(f"holds a {type(lm).__name__}, not a BigramLM")
-    return lm
+        cls = BigramLM if kind == "bigram" else TwoSidedLM
+        lm = pickle.loads(path.read_bytes())
+        if not isinstance(lm, cls):
+            raise TypeError(f"holds a {type(lm).__name__}, not a {cls.__name__}")
+        return lm
+
+    return read
+
+
+_read_infiller = _reader("bigram")
