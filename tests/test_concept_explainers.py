@@ -531,3 +531,24 @@ def test_every_text_runs_through_the_model_once(model):
     for e in explainers:
         cb.evaluate_explainer(model, e, p)
     assert model.n_forward == before
+
+
+def test_notebook10_stores_its_cell_as_notebook20_would_compute_it(model):
+    """Notebook 10 fits every explainer for one (model, task, seed) cell; store_cell saves those per-pair
+    results so notebook 20 reuses them: the same estimates as notebook 20's own fit-and-score of each."""
+    from xaibench.evaluation.cebab import runner
+
+    w, p = world(), pairs(16)
+    names = list(runner.EXPLAINERS)
+    fitted = runner.fit_explainers(model, w, names, 0, None, quick=True)
+    assert all(e.fit_seconds_ > 0 for e in fitted.values())
+    assert runner.store_cell(model, fitted, p, "toy", "5-way", 0) == names
+    assert runner.store_cell(model, fitted, p, "toy", "5-way", 0) == []  # files that exist are left alone
+    assert runner.missing_explainers("toy", "5-way", 0, names) == []  # notebook 20 computes nothing
+    stored = runner.load_results(["toy"], ["5-way"], [0], names)
+    for n in names:
+        fresh = runner.evaluate_one(model, n, w, p, 0, None, quick=True)
+        got = stored[stored.explainer == n].reset_index(drop=True)
+        assert len(got) == len(fresh) and set(fresh.columns) <= set(got.columns)
+        np.testing.assert_allclose(np.stack(got["estimate"]), np.stack(fresh["estimate"]), atol=1e-6, err_msg=n)
+        np.testing.assert_allclose(got["l2"], fresh["l2"], atol=1e-9, err_msg=n)

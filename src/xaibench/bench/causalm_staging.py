@@ -26,6 +26,8 @@ def bench_causalm_staging(model: str = "minilm", tasks: tuple[str, ...] = ("5-wa
     from ..evaluation.cebab import metrics as cb
     from ..evaluation.cebab import runner
     from ..explainers.concept.causalm import CausaLMExplainer
+    import torch
+
     from ..models.cebab_training import train_cebab
 
     rows = []
@@ -44,7 +46,8 @@ def bench_causalm_staging(model: str = "minilm", tasks: tuple[str, ...] = ("5-wa
                        "store_hits": e.store_hits_, "wall_seconds": round(time.time() - t0, 1),
                        **{k[:-2] + "_seconds": round(v, 1) for k, v in e.timings_.items()},
                        **{f"icace_{m}": round(float(per[m].mean()), 4) for m in cb.METRICS},
-                       "n_fit_rows": len(train), "n_pairs": len(per), "load_avg_1min": load_average()}
+                       "n_fit_rows": len(train), "n_pairs": len(per), "torch_threads": torch.get_num_threads(),
+                       "load_avg_1min": load_average()}
                 rows.append(row)
                 print(row, flush=True)
     return pd.DataFrame(rows)

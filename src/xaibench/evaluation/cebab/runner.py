@@ -145,8 +145,28 @@ def fit_explainers(model: Any, train: pd.DataFrame, names: Sequence[str], seed: 
 
     names = list(names)
     loop = progress(names, desc="fit explainers") if len(names) > 1 else names
-    return {n: make_concept_explainer(n, **explainer_kwargs(n, seed, aspect_predictor, quick, causalm_baseline))
-            .fit(model, train) for n in loop}
+    out = {}
+    for n in loop:
+        t0, n0 = time.time(), getattr(model, "n_forward", 0)
+        e = make_concept_explainer(n, **explainer_kwargs(n, seed, aspect_predictor, quick, causalm_baseline))
+        out[n] = e.fit(model, train)
+        # what the fit cost, kept for the per-pair results (store_cell)
+        out[n].fit_seconds_ = time.time() - t0
+        out[n].fit_forward_passes_ = getattr(model, "n_forward", 0) - n0
+    return out
+
+
+def _result_rows(model: Any, name: str, explainer: Any, pairs: pd.DataFrame, causalm_baseline: str,
+                 rounding: int | None = cb.PAPER_ROUNDING) -> pd.DataFrame:
+    """Per-pair rows of a fitted explainer, with its wall seconds and forward passes (fit and scoring)."""
+    t0, n0 = time.time(), getattr(model, "n_forward", 0)
+    per = cb.evaluate_explainer(model, explainer, pairs, rounding=rounding)
+    per["explainer"] = name
+    per["causalm_baseline"] = causalm_baseline if name == "causalm" else ""
+    per["seconds"] = getattr(explainer, "fit_seconds_", 0.0) + time.time() - t0
+    per["forward_passes"] = getattr(explainer, "fit_forward_passes_", 0) + getattr(model, "n_forward", 0) - n0
+    per.attrs["stage_seconds"] = dict(getattr(explainer, "timings_", {}))  # e.g. CausaLM's stages (bench_cebab)
+    return per
 
 
 def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame, seed: int,
@@ -154,16 +174,23 @@ def evaluate_one(model: Any, name: str, train: pd.DataFrame, pairs: pd.DataFrame
                  rounding: int | None = cb.PAPER_ROUNDING) -> pd.DataFrame:
     """Fit explainer ``name`` on ``train`` and score it on ``pairs``; per-pair rows with the
     explainer's wall seconds and the model forward passes it caused (cache misses)."""
-    t0 = time.time()
-    n0 = getattr(model, "n_forward", 0)
     explainer = fit_explainers(model, train, [name], seed, aspect_predictor, quick, causalm_baseline)[name]
-    per = cb.evaluate_explainer(model, explainer, pairs, rounding=rounding)
-    per["explainer"] = name
-    per["causalm_baseline"] = causalm_baseline if name == "causalm" else ""
-    per["seconds"] = time.time() - t0
-    per["forward_passes"] = getattr(model, "n_forward", 0) - n0
-    per.attrs["stage_seconds"] = dict(getattr(explainer, "timings_", {}))  # e.g. CausaLM's stages (bench_cebab)
-    return per
+    return _result_rows(model, name, explainer, pairs, causalm_baseline, rounding)
+
+
+def store_cell(model: Any, explainers: dict[str, Any], pairs: pd.DataFrame, model_name: str, task: str, seed: int,
+               causalm_baseline: str = "factual") -> list[str]:
+    """Notebook 10: save the per-pair results of explainers it fitted (with :func:`fit_explainers`, on
+    :func:`fit_data`'s rows and pairs of the active profile) for the ``(model_name, task, seed)`` cell, so
+    that notebook 20 reads them instead of fitting the same explainers again.  Files that exist are
+    left alone.  Returns the explainers saved."""
+    saved = []
+    for name, e in explainers.items():
+        if read_parquet_cache(result_path(model_name, task, seed, name, causalm_baseline=causalm_baseline)) is None:
+            save_result(_result_rows(model, name, e, pairs, causalm_baseline), model_name, task, seed, name,
+                        causalm_baseline=causalm_baseline)
+            saved.append(name)
+    return saved
 
 
 def missing_explainers(model_name: str, task: str, seed: int, explainers: Sequence[str] = EXPLAINERS,
