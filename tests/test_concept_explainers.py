@@ -509,6 +509,9 @@ def test_causalm_encoders_are_stored_and_shared_across_tasks(model):
                 assert torch.equal(v, second.encoders_[a].state_dict()[k])
     fewer = CausaLMExplainer(**kw).fit(model, w.iloc[:60].reset_index(drop=True))
     assert fewer.store_hits_ == 0  # other fit rows: another key
+    with pytest.MonkeyPatch.context() as mp:  # results depend on the thread count: another key
+        mp.setenv("XAIBENCH_THREADS", "3")
+        assert CausaLMExplainer(**kw).fit(model, w).store_hits_ == 0
     files[0].write_bytes(b"not a checkpoint")
     with pytest.warns(RuntimeWarning, match="CausaLM encoder"):
         again = CausaLMExplainer(**kw).fit(model, w)

@@ -199,8 +199,8 @@ class CausaLMExplainer(FittedConceptExplainer):
     # -- the paper's staging: counterfactual encoders from the pretrained LM, stored ------------------
     def _start_digest(self, module) -> str:
         """Hash of what a stored encoder depends on besides the fit: the starting encoder's weights
-        (head excluded, so tasks with other class counts share it), the tokenisation, the seed and the
-        hyper-parameters."""
+        (head excluded, so tasks with other class counts share it), the tokenisation, the seed, the
+        hyper-parameters, the torch thread count and the device."""
         import hashlib
 
         h = hashlib.sha256()
@@ -212,8 +212,13 @@ class CausaLMExplainer(FittedConceptExplainer):
         vocab = getattr(self.model, "vocab", None)
         if vocab is not None:
             h.update("\x00".join(vocab.itos).encode())
+        from ...device import thread_count
+
+        # training results depend on the torch thread count (XAIBENCH_THREADS, pinned while training) and
+        # the device, so both are part of the key
         h.update(repr((type(self.model).__name__, getattr(self.model, "max_length", None), self.seed, self.lam,
-                       self.lr, self.epochs, self.batch_size, self.head_lr, ENCODER_STORE_VERSION)).encode())
+                       self.lr, self.epochs, self.batch_size, self.head_lr, ENCODER_STORE_VERSION,
+                       thread_count(), str(module_device(module)))).encode())
         return h.hexdigest()
 
     def _encoder_path(self, start_digest: str, aspect: str, control: str, texts: list[str], y_tc: np.ndarray,
