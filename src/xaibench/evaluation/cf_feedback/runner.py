@@ -264,6 +264,18 @@ def _read_fluency(path) -> pd.DataFrame:
     return df
 
 
+def _predictor_and_first_texts(dataset: str, n_sample: int, n_texts: int, seed: int, predictor: str,
+                               max_words: int | None, max_train: int | None):
+    """The predictor and the first ``n_texts`` texts of the dataset's seeded sample of ``n_sample``
+    (the texts the chains start from): what the infiller measurements edit."""
+    from ...data.cf_data import sample_test
+    from ...models.cf_predictors import get_predictor
+
+    model = get_predictor(dataset, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
+    texts = sample_test(dataset, n_sample, seed=seed, max_words=max_words)["text"].tolist()[:n_texts]
+    return model, texts
+
+
 def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42,
                       predictor: str = "logreg", max_words: int | None = 400, mlm_train_texts: int = 1000,
                       refresh: bool = False, max_train: int | None = None,
@@ -281,10 +293,8 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     import time
 
     from ...config import positive_int
-    from ...data.cf_data import sample_test
     from ...explainers.counterfactual.mice import MiCE
     from ...explainers.counterfactual.mlm import train_mlm_infiller
-    from ...models.cf_predictors import get_predictor
 
     positive_int(n_texts, "n_texts")
     config = {"samples": dict(samples), "n_texts": n_texts, "seed": seed, "predictor": predictor,
@@ -296,8 +306,7 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
         return cached["table"]
     rows = []
     for d, n_sample in samples.items():
-        model = get_predictor(d, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
-        texts = sample_test(d, n_sample, seed=seed, max_words=max_words)["text"].tolist()[:n_texts]
+        model, texts = _predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
         t0 = time.perf_counter()
         mlm = train_mlm_infiller(d, model, max_texts=mlm_train_texts, seed=seed)
         train_s = time.perf_counter() - t0
@@ -350,9 +359,7 @@ def infiller_fluency(samples: dict[str, int], n_texts: int = 20, seed: int = 42,
     import time
 
     from ...config import positive_int
-    from ...data.cf_data import sample_test
     from ...explainers.counterfactual.mice import INFILLER_VERSION, TWO_SIDED_VERSION, MiCE
-    from ...models.cf_predictors import get_predictor
     from ...models.lm import resolve_lm_dtype
     from ...nlp import nlp
     from ...store import ResultStore
@@ -374,8 +381,7 @@ def infiller_fluency(samples: dict[str, int], n_texts: int = 20, seed: int = 42,
         return cached["table"]
     rows = []
     for d, n_sample in samples.items():
-        model = get_predictor(d, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
-        texts = sample_test(d, n_sample, seed=seed, max_words=max_words)["text"].tolist()[:n_texts]
+        model, texts = _predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
         for name in infillers:
             pred = cf.CountingPredictor(model)
             if name == "mlm":

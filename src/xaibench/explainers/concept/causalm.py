@@ -243,8 +243,10 @@ class CausaLMExplainer(FittedConceptExplainer):
 
         from ...io import atomic_path, read_or_rebuild
 
-        start = self.model.pretrained_module()
-        path = self._encoder_path(self._start_digest(start), aspect, control, texts, y_tc, y_cc)
+        start = self.model.pretrained_module()  # fresh for every aspect: training changes it in place
+        if self._start_key is None:  # the same starting weights for every aspect of a fit: hash them once
+            self._start_key = self._start_digest(start)
+        path = self._encoder_path(self._start_key, aspect, control, texts, y_tc, y_cc)
 
         def read(p):
             blob = torch.load(p, map_location="cpu", weights_only=True)
@@ -340,6 +342,7 @@ class CausaLMExplainer(FittedConceptExplainer):
                                            "factual_encoders_s": 0.0, "factual_heads_s": 0.0}
         #: counterfactual encoders read from the store instead of trained (paper staging)
         self.store_hits_ = 0
+        self._start_key: str | None = None
         clock = time.perf_counter
 
         def labels(aspect: str, rows: np.ndarray) -> np.ndarray:
