@@ -52,7 +52,7 @@ export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(J
 # then strip volatile metadata and move it into place atomically (xaibench.reports)
 define papermill
 	@mkdir -p $(dir $(2))
-	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --progress-bar $(3)
+	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --engine xaibench --progress-bar $(3)
 	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2)
 endef
 

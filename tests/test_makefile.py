@@ -236,7 +236,8 @@ def test_every_target_specific_parameter_reaches_the_stamp():
     runs = {}
     for cmd in [shlex.split(li) for li in text.splitlines() if " -m papermill " in li]:
         i = cmd.index("--progress-bar")
-        runs[Path(cmd[i - 5]).name.removesuffix(".tmp.ipynb")] = cmd[i + 1:]
+        out = next(a for a in cmd if a.endswith(".tmp.ipynb"))
+        runs[Path(out).name.removesuffix(".tmp.ipynb")] = cmd[i + 1:]
     assert len(runs) >= 19 and stamps == runs
     assert stamps["22_counterfactual_feedback.ipynb"] == ["-p", "profile", "full", "-p", "n_imdb", "300",
                                                           "-p", "n_newsgroups", "1000"]

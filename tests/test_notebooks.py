@@ -75,11 +75,12 @@ def test_every_notebook_is_smoke_run_once():
 
 def _run_quick(nb_path, tmp_path, monkeypatch):
     import nbformat
-    import papermill as pm
+
+    from xaibench.notebook_engine import execute_notebook
 
     monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
     out = tmp_path / nb_path.name
-    pm.execute_notebook(str(nb_path), str(out), parameters={"profile": "quick", **_seed_params(nb_path), **QUICK_PARAMS.get(nb_path.stem, {})},
+    execute_notebook(nb_path, out, parameters={"profile": "quick", **_seed_params(nb_path), **QUICK_PARAMS.get(nb_path.stem, {})},
                         cwd=str(ROOT / "notebooks"), kernel_name="python3", progress_bar=False)
     assert out.exists()
     report = nbformat.read(out, as_version=4)

@@ -267,7 +267,9 @@ def _execute_cells(cells: list[Any], idx: list[int], cwd: Path, profile: str) ->
 
     setup = nbformat.v4.new_code_cell(f"from xaibench.config import use_profile\nuse_profile({profile!r})")
     mini = nbformat.v4.new_notebook(cells=[setup] + [nbformat.from_dict(dict(cells[i])) for i in idx])
-    NotebookClient(mini, kernel_name="python3", timeout=600,
+    from .notebook_engine import IPCKernelManager
+
+    NotebookClient(mini, kernel_name="python3", timeout=600, kernel_manager_class=IPCKernelManager,
                    resources={"metadata": {"path": str(cwd)}}).execute()
     root = str(paths.project_root())
     for i, ran in zip(idx, mini.cells[1:]):
