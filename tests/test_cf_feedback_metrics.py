@@ -205,6 +205,7 @@ def test_step_plot_shows_outliers_and_means_on_a_symlog_axis():
     fig = R.plot_steps(pd.DataFrame(rows), "imdb", [("inc", "(b) inc")], "Figure 3")
     ax = fig.axes[0]
     assert ax.get_yscale() == "symlog"
+    assert ax.get_ylim()[0] == 0  # values are never negative: no empty negative range below the boxes
     ys = [y for line in ax.lines for y in np.atleast_1d(line.get_ydata())]
     assert 40.0 in ys  # the outlier is drawn (showfliers=False would hide it)
     assert any(abs(y - 40 / 12) < 1e-9 for y in ys)  # the mean marker of Polyjuice's box

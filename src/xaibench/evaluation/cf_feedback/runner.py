@@ -599,6 +599,8 @@ def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, s
                                "markersize": 3.5})
         if col in SYMLOG_COLUMNS:
             ax.set_yscale("symlog", linthresh=1.0)
+            if len(data) and data[col].min() >= 0:  # counts and distances: no empty negative half
+                ax.set_ylim(bottom=0)
         k = _texts_per_editor(data)  # a panel scored on fewer texts (base-LM fluency) says so
         label = f"{label}, symlog" if col in SYMLOG_COLUMNS else label
         ax.set_title(f"{label} ({k} text{'s' if k != 1 else ''})" if k < n else label)
