@@ -160,8 +160,10 @@ NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)"
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb
 NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)"
 NB_PARAMS_25_attribution_gt_saliency = -p seeds 0
-.PHONY: attribution-gt
-attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
+.PHONY: attribution-gt attention-gap
+attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
+attention-gap: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention models with the paper's hidden size, training size, longer reviews (figures/tables/attribution_gt_attention_gap*; stored runs are reused)
+	$(PY) -m xaibench.evaluation.attribution_gt.attention_gap --profile $(PROFILE)
 
 # Counterfactuals of counterfactuals (notebooks 12, 22)
 #: CF_IMDB -- IMDb test reviews fed back through each editor (paper: 500)

@@ -288,3 +288,45 @@ def test_run_one_accepts_species_groups_and_names_a_missing_species(monkeypatch)
         ir.run_one(images, ("A", "C"), manip, 0.5, 0, cfg)
     with pytest.raises(ValueError, match="class 'D'"):
         ir.run_one(images, (("A", "B"), ("C", "D")), manip, 0.5, 0, cfg)
+
+
+def _tiny_reviews(n: int = 40) -> pd.DataFrame:
+    words = ["pours", "golden", "with", "the", "head", "a", "haze", "an", "amber", "glow"]
+    rng = np.random.default_rng(3)
+    return pd.DataFrame({"text": [" ".join(rng.choice(words, size=6)) + f" w{i} the end" for i in range(n)],
+                         "label": [i % 2 for i in range(n)]})
+
+
+def test_concatenated_reviews_append_distinct_reviews_of_the_same_label_and_leave_concat_1_unchanged():
+    from xaibench.evaluation.attribution_gt import text_data as td
+
+    df = _tiny_reviews()
+    plain = td.build_article_dataset(df, "article", seed=5, n_train=20, n_val=5, n_test=5)
+    again = td.build_article_dataset(df, "article", seed=5, n_train=20, n_val=5, n_test=5, concat=1)
+    assert plain.train.texts == again.train.texts and (plain.train.labels == again.train.labels).all()
+    long = td.build_article_dataset(df, "article", seed=5, n_train=20, n_val=5, n_test=5, concat=3)
+    own = {f"w{i}": i for i in range(len(df))}
+    for split in (long.train, long.val, long.test):
+        for toks, orig in zip(split.orig_tokens, split.orig_labels):
+            ids = [own[t] for t in toks if t in own]
+            assert len(ids) == 3 and len(set(ids)) == 3  # itself and two distinct others
+            assert {df.label[i] for i in ids} == {orig}  # all of its original label
+            assert len(toks) == 3 * 9  # 6 words + "wI the end" per piece, nothing cut at max_length 256
+    cut = td.build_article_dataset(df, "article", seed=5, n_train=20, n_val=5, n_test=5, concat=3, max_length=10)
+    assert max(len(t) for t in cut.train.orig_tokens) == 10
+    with pytest.raises(ValueError, match="concat"):
+        td.build_article_dataset(df, "article", seed=5, n_train=20, n_val=5, n_test=5, concat=0)
+
+
+def test_attention_gap_summary_averages_seeds_and_counts_learned_runs():
+    from xaibench.evaluation.attribution_gt import attention_gap as ag
+
+    runs = pd.DataFrame([{"variant": v, "seed": s, "hidden": 64, "n_train": 7000, "ours": o, "test_acc": acc,
+                          "article_share": 0.09, "tokens_per_review": 30.0, "epochs": 4, "val_attr_at_0.9": o / 2}
+                         for v, s, o, acc in [("b", 0, 0.4, 0.99), ("b", 1, 0.6, 0.90), ("a", 0, 0.2, 0.97)]])
+    t = ag.gap_summary(runs)
+    assert list(t.variant) == ["b", "a"]  # order of first appearance
+    b = t.iloc[0]
+    assert b.ours == pytest.approx(0.5) and b.ours_std == pytest.approx(0.1) and b.n_seeds == 2 and b.learned == 1
+    assert b["val_attr_at_0.9"] == pytest.approx(0.25) and b.paper == pytest.approx(0.086)
+    assert t.iloc[1].ours_std == 0 and t.iloc[1].learned == 1

@@ -95,21 +95,29 @@ def manipulate(tokens: list[str], label: int, kind: str, rng: np.random.Generato
 
 def build_article_dataset(df: pd.DataFrame, kind: str = "article", seed: int = 0, n_train: int = 7000,
                           n_val: int = 1000, n_test: int = 1000, r: float = 0.5,
-                          max_length: int = 256) -> ArticleDataset:
+                          max_length: int = 256, concat: int = 1) -> ArticleDataset:
     """Pool all reviews of ``df`` (columns ``text``, ``label``), reassign labels with keep-probability
     ``r``, manipulate, drop reviews without a (correlated) article, shuffle with ``seed`` and cut
-    train/val/test (the paper reshuffles for every experiment)."""
+    train/val/test (the paper reshuffles for every experiment).
+
+    ``concat > 1`` makes longer reviews: each review is followed by ``concat - 1`` other reviews with the
+    same original label (drawn without replacement from a random stream of their own, so ``concat = 1``
+    gives exactly the dataset it always gave), then cut to ``max_length`` tokens.  The pieces of one
+    review may recur inside other reviews, in any split; the label still comes only from the articles."""
     from ...checks import check_columns, check_count, check_labels, check_texts
 
     if kind not in KINDS:
         raise ValueError(f"unknown article dataset kind {kind!r}; choose one of {KINDS}")
-    for name, v in (("n_train", n_train), ("n_val", n_val), ("n_test", n_test), ("max_length", max_length)):
+    for name, v in (("n_train", n_train), ("n_val", n_val), ("n_test", n_test), ("max_length", max_length),
+                    ("concat", concat)):
         check_count(v, name, 1)
     check_columns(df, ("text", "label"), "df", "the reviews: one row per review with its binary label")
     texts = check_texts(df["text"].tolist(), "df['text']")
     orig = check_labels(df["label"].tolist(), n_classes=2, what="df['label']")
     rng = np.random.default_rng(seed)
     toks = [clean_review(t, max_length) for t in texts]
+    if concat > 1:
+        toks = _concatenate(toks, np.asarray(orig), concat, max_length, np.random.default_rng([seed, concat]))
     new = reassign_labels_binary(orig, r, rng)
     rows = []
     for t, y, y0 in zip(toks, new, orig):
@@ -131,6 +139,20 @@ def build_article_dataset(df: pd.DataFrame, kind: str = "article", seed: int = 0
 
     return ArticleDataset(kind, seed, split(order[:n_train]), split(order[n_train:n_train + n_val]),
                           split(order[n_train + n_val:]), n_dropped=n_dropped, n_pool=len(toks))
+
+
+def _concatenate(toks: list[list[str]], labels: np.ndarray, k: int, max_length: int,
+                 rng: np.random.Generator) -> list[list[str]]:
+    """Each review followed by ``k - 1`` distinct other reviews of its label, cut to ``max_length`` tokens."""
+    out = []
+    pools = {y: np.flatnonzero(labels == y) for y in np.unique(labels)}
+    for i, y in enumerate(labels):
+        pool = pools[y]
+        if len(pool) < k:
+            raise ValueError(f"concat={k} needs at least {k} reviews of label {y}, found {len(pool)}")
+        picks = [j for j in rng.choice(pool, size=k, replace=False) if j != i][: k - 1]
+        out.append([t for j in [i, *picks] for t in toks[j]][:max_length])
+    return out
 
 
 def article_share(split: ArticleSplit) -> dict[str, float]:
