@@ -135,7 +135,7 @@ foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 
 
 # CEBaB concept explainers (notebooks 10, 20)
 $(REPORTS)/10_concept_explainers.ipynb: $(TRAIN_REPORTS)
-$(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS)
+$(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS) $(REPORTS)/10_concept_explainers.ipynb
 NB_PARAMS_10_concept_explainers = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
 NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
 .PHONY: cebab human
