@@ -654,6 +654,8 @@ def test_attention_gap_variants_stored_per_configuration_and_rebuilt_when_damage
     again = ag.run_variants(None, cfg, {"h200": {"hidden": 200}})
     assert calls == ["h200"]
     pd.testing.assert_frame_equal(first, again)
+    only = ag.run_variants(None, cfg, {"h200": {"hidden": 200}, "h300": {"hidden": 300}}, stored_only=True)
+    assert calls == ["h200"] and list(only.variant) == ["h200"]  # the stored cell alone, nothing trained
     ag.run_variants(None, cfg, {"h100": {"hidden": 100}})  # another variant list: another entry
     assert calls == ["h200", "h100"]
     entries = sorted((dirs["results"] / "attribution_gt" / "attention_gap").iterdir())

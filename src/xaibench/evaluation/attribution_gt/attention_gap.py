@@ -75,11 +75,12 @@ def run_variant(df: pd.DataFrame, cfg: TextConfig, seed: int, name: str, **chang
 
 
 def run_variants(df: pd.DataFrame, cfg: TextConfig, variants: dict[str, dict], seeds: Sequence[int] = (0,),
-                 force: bool = False) -> pd.DataFrame:
+                 force: bool = False, stored_only: bool = False) -> pd.DataFrame:
     """:func:`run_variant` for every ``{name: changes}`` and seed, one row each.  Each (changes, seed) cell is
     a :class:`~xaibench.store.ResultStore` entry (``attention_gap`` under data/results/attribution_gt/) keyed
     on the whole configuration, saved as it finishes, so an interrupted run resumes; the cells that are
-    missing go through :mod:`xaibench.executor` (``XAIBENCH_SCHEDULER``)."""
+    missing go through :mod:`xaibench.executor` (``XAIBENCH_SCHEDULER``); ``stored_only`` returns the stored
+    cells alone and computes nothing."""
     from ... import paths
     from ...executor import run_cells
     from ...store import ResultStore
@@ -94,7 +95,7 @@ def run_variants(df: pd.DataFrame, cfg: TextConfig, variants: dict[str, dict], s
             cached = store.load(key(cell))
             if cached is not None:
                 rows[i] = {**cached["rows"].iloc[0].to_dict(), "variant": cell[0]}
-    todo = [i for i in range(len(cells)) if i not in rows]
+    todo = [] if stored_only else [i for i in range(len(cells)) if i not in rows]
 
     def save(j: int, row: dict) -> None:
         rows[todo[j]] = row
@@ -103,7 +104,8 @@ def run_variants(df: pd.DataFrame, cfg: TextConfig, variants: dict[str, dict], s
     run_cells(functools.partial(_variant_cell, df=df, cfg=cfg), [cells[i] for i in todo],
               desc="attention-gap variants", on_result=save)
     order = {name: k for k, name in enumerate(variants)}
-    return pd.DataFrame([rows[i] for i in sorted(range(len(cells)), key=lambda i: (order[cells[i][0]], cells[i][2]))])
+    done = sorted(rows, key=lambda i: (order[cells[i][0]], cells[i][2]))
+    return pd.DataFrame([rows[i] for i in done])
 
 
 def _variant_cell(cell: tuple[str, dict, int], df: pd.DataFrame, cfg: TextConfig) -> dict:
@@ -147,10 +149,12 @@ def gap_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
-                    variants: dict[str, dict] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                    variants: dict[str, dict] | None = None, stored_only: bool = False
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run (or read) every variant on ``seeds`` in ``profile``'s text configuration and write the tables
     ``attribution_gt_attention_gap`` (per variant, mean and std over seeds) and
-    ``attribution_gt_attention_gap_runs`` (per variant and seed); returns both."""
+    ``attribution_gt_attention_gap_runs`` (per variant and seed); returns both.  ``stored_only``: the tables
+    of the runs stored so far (``n_seeds`` says how many per variant), computing nothing."""
     from ... import tables
     from ...config import use_profile
     from ...data.loaders import load
@@ -161,7 +165,10 @@ def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
     if prof.name == "quick":  # smoke run: one seed, the quick profile's review counts
         seeds = list(seeds)[:1]
         variants = {k: {c: v for c, v in ch.items() if c != "n_train"} for k, ch in variants.items()}
-    runs = gap_table(run_variants(load("beer"), cfg, variants, seeds))
+    runs = gap_table(run_variants(None if stored_only else load("beer"), cfg, variants, seeds,
+                                  stored_only=stored_only))
+    if not len(runs):
+        raise RuntimeError("no attention-gap run is stored yet: run `make attention-gap` without --stored-only")
     summary = gap_summary(runs)
     tables.save_table(summary, "attribution_gt_attention_gap",
                       title="Attention Attr% on the article words per model / data variant, mean and std over "
@@ -179,8 +186,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                                  description="Run the attention-gap variants and write their tables.")
     ap.add_argument("--profile", default="full", choices=("full", "quick"))
     ap.add_argument("--seeds", type=int, nargs="+", default=list(VARIANT_SEEDS))
+    ap.add_argument("--stored-only", action="store_true",
+                    help="write the tables from the runs stored so far; train nothing")
     args = ap.parse_args(argv)
-    summary, _ = save_gap_tables(args.profile, args.seeds)
+    summary, _ = save_gap_tables(args.profile, args.seeds, stored_only=args.stored_only)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(summary.round(3).to_string(index=False))
 
