@@ -134,13 +134,13 @@ def gap_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 def gap_summary(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`gap_table` rows averaged per variant (in the order of first appearance): ``ours`` and ``ours_std``
-    (population std over seeds), the number of seeds and of learned runs (test accuracy > 0.95), and the
+    (population std over seeds; NaN for a single seed), the number of seeds and of learned runs (test accuracy > 0.95), and the
     means of the article share, review length, stop epoch, test accuracy and validation Attr% at 0.9."""
     out = []
     for name, g in table.groupby("variant", sort=False):
         out.append({"variant": name, "hidden": int(g["hidden"].iloc[0]), "n_train": int(g["n_train"].iloc[0]),
                     "metric": "attention_attr_pct_on_articles", "ours": g["ours"].mean(),
-                    "ours_std": g["ours"].std(ddof=0), "paper": PAPER_ATTR, "n_seeds": len(g),
+                    "ours_std": g["ours"].std(ddof=0) if len(g) > 1 else np.nan, "paper": PAPER_ATTR, "n_seeds": len(g),
                     "learned": int((g["test_acc"] > 0.95).sum()), "article_share": g["article_share"].mean(),
                     "tokens_per_review": g["tokens_per_review"].mean() if "tokens_per_review" in g else np.nan,
                     "epochs": g["epochs"].mean(), "test_acc": g["test_acc"].mean(),
