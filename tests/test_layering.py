@@ -8,7 +8,7 @@ Layers, low to high (a module may import its own layer and the layers below)::
     2  models       classifiers, training
     3  explainers   the explainer interface and every explainer
     4  evaluation   protocols scoring explainers (CEBaB, human-grounded, agreement, ...)
-    5  top          survey (serves the human-grounded studies), bench, viz (plots of results), reports
+    5  top          survey (serves the human-grounded studies), bench, viz (plots of results), reports, notebook_engine
 
 Every module of ``src/xaibench`` is parsed with :mod:`ast`; every ``import``/``from ... import``
 anywhere in it (function bodies and ``TYPE_CHECKING`` blocks included) is resolved to the
@@ -41,7 +41,7 @@ LAYERS: dict[str, int] = {
     "models": 2,
     "explainers": 3,
     "evaluation": 4,
-    "survey": 5, "bench": 5, "reports": 5,
+    "survey": 5, "bench": 5, "reports": 5, "notebook_engine": 5,
 }
 LAYER_NAMES = {0: "foundation", 1: "data", 2: "models", 3: "explainers", 4: "evaluation", 5: "top"}
 
