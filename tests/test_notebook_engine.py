@@ -9,7 +9,6 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-import pytest
 
 from xaibench.notebook_engine import ENGINE_NAME, IPCEngine, IPCKernelManager
 
