@@ -32,6 +32,17 @@ def _truncate(path):
     path.write_bytes(data[: max(1, len(data) // 3)])
 
 
+def _stale(*paths):
+    """Date leftovers of a killed write back past :data:`io.STALE_TMP_AGE_S` (a younger one may be a
+    live write of another process and is left alone)."""
+    import os
+    import time
+
+    old = time.time() - 2 * io.STALE_TMP_AGE_S
+    for p in paths:
+        os.utime(p, (old, old))
+
+
 def _only(folder, pattern):
     hits = [p for p in folder.rglob(pattern) if not p.name.startswith(".")]
     assert len(hits) == 1, f"expected one {pattern} under {folder}, found {hits}"
@@ -85,8 +96,24 @@ def test_read_or_rebuild_removes_leftovers_of_a_killed_write(tmp_path):
     other = tmp_path / ".other.bin.x1.tmp"  # another cache's write, maybe still running: left alone
     for p in (leftover, old, other):
         p.write_bytes(b"half")
+    _stale(leftover, old, other)
     assert io.read_or_rebuild(path, lambda p: p.read_bytes(), lambda: io.write_bytes(path, b"x").read_bytes()) == b"x"
     assert not leftover.exists() and not old.exists() and other.exists()
+
+
+def test_read_or_rebuild_leaves_a_concurrent_write_alone(tmp_path):
+    """Two processes building the same cache: the second's reader must not delete the first's
+    temporary file while it is being written (it would fail in ``os.replace``)."""
+    path = tmp_path / "c.bin"
+    with io.atomic_path(path) as tmp:  # process A is writing ...
+        tmp.write_bytes(b"from A")
+        # ... when process B reads the same cache, finds nothing and builds it itself
+        assert io.read_parquet_cache(path) is None
+        assert io.read_or_rebuild(path, lambda p: p.read_bytes(),
+                                  lambda: io.write_bytes(path, b"from B").read_bytes()) == b"from B"
+        assert tmp.exists()
+    assert path.read_bytes() == b"from A"  # A's rename succeeded; the last writer wins, whole
+    assert [p.name for p in tmp_path.iterdir()] == ["c.bin"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,6 +180,7 @@ def test_image_store_leftovers_are_removed_on_the_next_run(images, dirs):
     leftover = folder / ".0123456789abcdef.x8y.tmp"
     leftover.mkdir()
     (leftover / "images_runs.parquet").write_bytes(b"PAR1")
+    _stale(leftover)
     ir.run_images(ir.ImageConfig(epochs=3), plan)
     assert not leftover.exists()
 
@@ -336,6 +364,7 @@ def test_fluency_store_truncated_is_named_and_rescored(dirs, monkeypatch):
     f = _only(dirs["results"], "fluency_imdb_*.parquet")
     _truncate(f)
     (f.parent / f".{f.name}.zz91.parquet.tmp").write_bytes(b"PAR1")  # a killed write's leftover
+    _stale(f.parent / f".{f.name}.zz91.parquet.tmp")
     with pytest.warns(RuntimeWarning, match=f.name):
         assert R._cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
     assert len(scored) == 4
@@ -455,6 +484,7 @@ def test_counterfitted_vectors_damaged_are_named_and_rebuilt(dirs, monkeypatch):
     _truncate(f)
     leftover = f.parent / f".{f.name}.q1w2.tmp"
     leftover.write_bytes(b"PK")
+    _stale(leftover)
     with pytest.warns(RuntimeWarning, match=f.name):
         again = counterfit.counterfitted_glove(n_words=10, epochs=2)
     assert again.words == first.words
@@ -523,6 +553,7 @@ def test_cebab_result_file_truncated_is_named_and_recomputed(dirs, monkeypatch):
     _truncate(f)
     leftover = f.parent / f".{f.name}.a1b2.parquet.tmp"
     leftover.write_bytes(b"PAR1")
+    _stale(leftover)
     with pytest.warns(RuntimeWarning, match=f.name):
         got = runner.run_one("logreg", "5-way", 0, ["slearner"], profile="quick", absa_model=None)
     assert evaluated == ["slearner"] * 2 and not leftover.exists()

@@ -1,10 +1,14 @@
 """Result stores keyed on the full configuration, written as one unit, rebuilt when damaged."""
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from xaibench import io
 from xaibench.store import ResultStore, canonical, config_key
 
 CFG = {"explainers": ["lime", "shap"], "ks": [1, 2], "lime": {"samples": 500}, "seed": 42}
@@ -68,8 +72,12 @@ def test_leftovers_of_a_killed_write_are_cleaned(tmp_path):
     folder.mkdir()
     (folder / ".abc.xyz.tmp").mkdir()
     (folder / ".abc.old").mkdir()
+    old = time.time() - 2 * io.STALE_TMP_AGE_S
+    for p in folder.iterdir():
+        os.utime(p, (old, old))
+    (folder / ".def.uvw.tmp").mkdir()  # another process's entry being written right now: kept
     ResultStore(tmp_path, "runs", version=1)
-    assert list(folder.iterdir()) == []
+    assert [p.name for p in folder.iterdir()] == [".def.uvw.tmp"]
 
 
 def test_bad_names(tmp_path):

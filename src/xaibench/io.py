@@ -17,6 +17,12 @@ import pandas as pd
 T = TypeVar("T")
 
 
+#: Leftover temporary files of atomic writes are removed by readers only once they are this old
+#: (seconds): a younger one may belong to another process writing the same file right now (two
+#: workers building the same cache), and every write of the project takes far less.
+STALE_TMP_AGE_S = 600.0
+
+
 @contextlib.contextmanager
 def atomic_path(dest: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path next to ``dest``; rename it onto ``dest`` only on success."""
@@ -104,10 +110,11 @@ def write_csv(dest: str | os.PathLike, df: pd.DataFrame) -> Path:
 def read_parquet_cache(path: str | os.PathLike) -> pd.DataFrame | None:
     """Read a parquet *cache*: ``None`` when it is missing or unreadable (truncated by a crash,
     disk full, an older writer), so that the caller rebuilds it.  An unreadable file is deleted
-    and a warning names it; leftovers of a killed write of ``path`` are removed."""
+    and a warning names it; leftovers of a killed write of ``path`` older than
+    :data:`STALE_TMP_AGE_S` are removed."""
     path = Path(path)
     if path.parent.is_dir():
-        remove_stale_tmp(path.parent, name=path.name)
+        remove_stale_tmp(path.parent, min_age_s=STALE_TMP_AGE_S, name=path.name)
     if not path.is_file():
         return None
     try:
@@ -176,14 +183,15 @@ def read_or_rebuild(path: str | os.PathLike, reader: Callable[[Path], T], builde
     """The one way to read a computed cache that is not a :class:`~xaibench.store.ResultStore` entry
     (a model folder, an ``.npz``, a pickle, an incremental parquet).
 
-    Leftovers of a killed atomic write of ``path`` (``.NAME.*.tmp``, ``.NAME.old``) are removed first.
+    Leftovers of a killed atomic write of ``path`` (``.NAME.*.tmp``, ``.NAME.old``) older than
+    :data:`STALE_TMP_AGE_S` are removed first (a younger one may be another process's write in flight).
     When ``path`` exists, ``reader(path)`` reads it; any error there (truncated, altered, of an older
     format: the reader should also check what it read) warns with a ``RuntimeWarning`` naming the
     file, deletes it and falls through to ``builder()``, which computes the value (and writes it
     atomically, e.g. with :func:`atomic_path`).  Returns what the reader or the builder returned.
     """
     path = Path(path)
-    remove_stale_tmp(path.parent, name=path.name)
+    remove_stale_tmp(path.parent, min_age_s=STALE_TMP_AGE_S, name=path.name)
     if path.exists():
         try:
             return reader(path)

@@ -72,7 +72,7 @@ class ResultStore:
             raise ValueError(f"a store name is one folder name; got {name!r}")
         self.folder = Path(root) / name
         self.name, self.version = name, version
-        io.remove_stale_tmp(self.folder)
+        io.remove_stale_tmp(self.folder, min_age_s=io.STALE_TMP_AGE_S)  # younger: maybe a write in flight
 
     def path(self, config: Mapping[str, Any]) -> Path:
         return self.folder / config_key(config, self.version)
