@@ -127,6 +127,17 @@ def test_article_attention(tmp_path):
     assert out.verdict == "not comparable"
 
 
+def test_article_attention_names_the_gap_experiments(tmp_path):
+    """The reason cites the learned variant nearest the paper's 0.086 (the unlearned one is skipped)."""
+    t = _attention(tmp_path, 0.677, std=0.173)
+    assert "experiments" not in evaluate(CLAIM["article-attention-attr"], t).reason  # no gap table: nothing
+    pd.DataFrame({"variant": ["ours", "wide", "long", "unlearned"], "ours": [0.7, 0.9, 0.5, 0.09],
+                  "learned": [2, 1, 1, 0]}).to_csv(tmp_path / "attribution_gt_attention_gap.csv", index=False)
+    out = evaluate(CLAIM["article-attention-attr"], Tables(tmp_path))
+    assert out.verdict == "not reproduced"
+    assert "of 2 variants" in out.reason and "'long' at 0.500 (+0.414; our setting rerun 0.700)" in out.reason
+
+
 def _rationales(tmp_path, models):
     """``models``: (dataset, model, rate, precision, optimal_precision, noncorr_share, test_acc, first3)."""
     rows = []
