@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .text_runner import TextConfig, attention_probe
+from .text_runner import TextConfig, article_dataset, attention_probe
 
 #: what a variant may change: the attention model's hidden size, the epoch cap, the number of training reviews
 VARIANT_KEYS = ("hidden", "max_epochs", "n_train", "concat")
@@ -55,12 +55,9 @@ def run_variant(df: pd.DataFrame, cfg: TextConfig, seed: int, name: str, **chang
     bad = [k for k in changes if k not in VARIANT_KEYS]
     if bad:
         raise ValueError(f"run_variant: cannot change {bad}; allowed: {VARIANT_KEYS}")
-    from .text_data import build_article_dataset
-
     concat = int(changes.pop("concat", 1))
     c = replace(cfg, **changes)
-    ds = build_article_dataset(df, "article", seed=seed, n_train=c.n_train, n_val=c.n_val, n_test=c.n_test,
-                               concat=concat)
+    ds = article_dataset(df, "article", seed, c, concat=concat)
     m = AttentionBiLSTMClassifier(hidden=c.hidden, max_epochs=c.max_epochs, seed=seed, cache=False)
     m.epoch_probe = attention_probe(ds.val, c.n_probe)
     t0 = time.time()

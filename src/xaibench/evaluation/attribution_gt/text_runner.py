@@ -70,8 +70,10 @@ class TextConfig:
         return cls()
 
 
-def article_dataset(df: pd.DataFrame, kind: str, seed: int, cfg: TextConfig) -> td.ArticleDataset:
-    return td.build_article_dataset(df, kind, seed=seed, n_train=cfg.n_train, n_val=cfg.n_val, n_test=cfg.n_test)
+def article_dataset(df: pd.DataFrame, kind: str, seed: int, cfg: TextConfig, concat: int = 1) -> td.ArticleDataset:
+    """The ``kind`` dataset of ``cfg``'s sizes; ``concat`` same-label reviews joined into each (1: unchanged)."""
+    return td.build_article_dataset(df, kind, seed=seed, n_train=cfg.n_train, n_val=cfg.n_val, n_test=cfg.n_test,
+                                    concat=concat)
 
 
 def run_attention(df: pd.DataFrame, cfg: TextConfig) -> tuple[pd.DataFrame, dict]:
