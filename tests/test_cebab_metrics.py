@@ -77,6 +77,18 @@ def test_recompute_metrics_follows_the_convention():
     assert pp.loc[0, "cosine"] == 0.123  # the input is not modified
 
 
+def test_recompute_metrics_mixes_tasks_of_different_class_counts():
+    """Binary (2-vector) and 3-class rows in one table: each row gets its own distances."""
+    pp = pd.DataFrame({"icace": [np.array([0.3, -0.3]), np.array([0.0, 0.6, -0.6]), np.array([0.1, 0.0])],
+                       "estimate": [np.array([0.0, 0.4]), np.array([0.0, 0.6, -0.6]), np.array([0.1, 0.0])]})
+    out = cb.recompute_metrics(pp)
+    np.testing.assert_allclose(out["l2"], [math.sqrt(0.09 + 0.49), 0.0, 0.0])
+    np.testing.assert_allclose(out["cosine"], [1 - (-0.12) / (math.sqrt(0.18) * 0.4), 0.0, 0.0], atol=1e-12)
+    bad = pd.DataFrame({"icace": [np.array([0.1, 0.2])], "estimate": [np.array([0.1, 0.2, 0.3])]})
+    with pytest.raises(ValueError, match="differ in shape"):
+        cb.recompute_metrics(bad)
+
+
 def test_normdiff_known_values():
     assert cb.normdiff_distance([3.0, 4.0], [0.0, 1.0]) == pytest.approx(4.0)
     assert cb.normdiff_distance([0.1, -0.1], [-0.1, 0.1]) == pytest.approx(0.0)  # ignores direction

@@ -279,10 +279,23 @@ def recompute_metrics(per_pair: pd.DataFrame, rounding: int | None = PAPER_ROUND
     out = per_pair.copy()
     if out.empty:
         return out
-    truth = np.stack([np.asarray(v, dtype=np.float64) for v in out["icace"]])
-    est = np.stack([np.asarray(v, dtype=np.float64) for v in out["estimate"]])
-    for m, metric in METRICS.items():
-        out[m] = metric.fn(truth, est, rounding=rounding, round_estimate=round_estimate)
+    truth = [np.asarray(v, dtype=np.float64) for v in out["icace"]]
+    est = [np.asarray(v, dtype=np.float64) for v in out["estimate"]]
+    bad = [i for i, (a, b) in enumerate(zip(truth, est)) if a.shape != b.shape]
+    if bad:
+        raise ValueError(f"per_pair row {out.index[bad[0]]!r}: icace {truth[bad[0]].shape} and estimate "
+                         f"{est[bad[0]].shape} differ in shape; the results are damaged, delete and recompute them")
+    # rows of tasks with different numbers of classes (binary, ternary, 5-way) have vectors of different
+    # lengths: compute each length's rows together
+    sizes = np.array([a.size for a in truth])
+    values = {m: np.empty(len(out)) for m in METRICS}
+    for n in np.unique(sizes):
+        rows = np.flatnonzero(sizes == n)
+        t, e = np.stack([truth[i] for i in rows]), np.stack([est[i] for i in rows])
+        for m, metric in METRICS.items():
+            values[m][rows] = metric.fn(t, e, rounding=rounding, round_estimate=round_estimate)
+    for m in METRICS:
+        out[m] = values[m]
     out["rounding"] = -1 if rounding is None else int(rounding)
     out["round_estimate"] = bool(round_estimate)
     return out
