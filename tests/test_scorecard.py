@@ -89,3 +89,24 @@ def test_collect_scores_the_other_explainers_on_the_stored_seeds(monkeypatch):
     assert calls == [(("lime",), (7,))]
     assert dict(zip(rows.explainer, rows.source)) == {"random_words": "stored", "lime": "computed"}
     assert set(rows.seed) == {7} and rows.set_index("explainer")["paper"].to_dict() == {"random_words": True, "lime": True}
+
+
+def test_readme_verdict_is_read_from_the_saved_tables_and_replaces_its_block(tmp_path):
+    from xaibench.evaluation.claims import replace_between
+
+    assert "run `make scorecard`" in sc.readme_verdict(tmp_path)  # nothing saved yet: says so
+    scores = {"a": [4.0], "b": [3.0], "c": [2.0], "d": [1.0]}
+    rows = pd.DataFrame(_rows("p", scores) + _rows("q", scores) + _rows("r", scores, lower_is_better=True))
+    sc.protocol_ranks(rows).to_csv(tmp_path / "scorecard_protocol_ranks.csv", index=False)
+    sc.agreement_matrix(rows, n_boot=5).to_csv(tmp_path / "scorecard_agreement.csv", index=False)
+    text = sc.readme_verdict(tmp_path)
+    assert text.startswith("4 explainers under 3 protocols (p, q, r)")
+    # a is first under p and q but last under r; b is 2nd, 2nd and 3rd of 4: no one is in every top half
+    assert "every protocol that scores them (two or more): none." in text
+    assert "agree (tau > 0): p vs q (tau +1.00)." in text
+    assert "disagree (tau <= 0): p vs r (tau -1.00), q vs r (tau -1.00)." in text
+    readme = f"intro\n{sc.VERDICT_BEGIN}\nold verdict\n{sc.VERDICT_END}\nrest\n"
+    new = replace_between(readme, sc.VERDICT_BEGIN, sc.VERDICT_END, text)
+    assert "old verdict" not in new and text in new and new.startswith("intro\n") and new.endswith("rest\n")
+    with pytest.raises(ValueError, match="no markers"):
+        replace_between("no markers here", sc.VERDICT_BEGIN, sc.VERDICT_END, text)

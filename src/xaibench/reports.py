@@ -280,8 +280,10 @@ def _execute_cells(cells: list[Any], idx: list[int], cwd: Path, profile: str) ->
 
 def refresh_claims(papers: list[str] | None = None, readme: Path | None = None) -> list[str]:
     """Regenerate each paper's claims table from the committed tables, refresh the ``claims`` cell of its
-    committed report (if the report exists) and the README's status section.  Returns what it wrote."""
+    committed report (if the report exists), the README's status section and its scorecard verdict.
+    Returns what it wrote."""
     from .evaluation import claims as C
+    from .evaluation import scorecard as sc
     from .io import write_text
 
     root = paths.project_root()
@@ -297,6 +299,8 @@ def refresh_claims(papers: list[str] | None = None, readme: Path | None = None) 
     readme = readme or root / "README.md"
     text = readme.read_text(encoding="utf-8")
     new = C.replace_status(text, C.readme_status())
+    if sc.VERDICT_BEGIN in new:
+        new = C.replace_between(new, sc.VERDICT_BEGIN, sc.VERDICT_END, sc.readme_verdict())
     if new != text:
         write_text(readme, new)
         wrote.append("README.md")

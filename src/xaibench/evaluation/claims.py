@@ -197,8 +197,13 @@ STATUS_END = "<!-- claims-status:end -->"
 
 def replace_status(readme: str, status: str) -> str:
     """``readme`` with the text between the status markers replaced by ``status``."""
-    if STATUS_BEGIN not in readme or STATUS_END not in readme:
-        raise ValueError(f"README has no status markers; add the lines\n{STATUS_BEGIN}\n{STATUS_END}")
-    head, rest = readme.split(STATUS_BEGIN, 1)
-    _, tail = rest.split(STATUS_END, 1)
-    return f"{head}{STATUS_BEGIN}\n{status.rstrip()}\n{STATUS_END}{tail}"
+    return replace_between(readme, STATUS_BEGIN, STATUS_END, status)
+
+
+def replace_between(readme: str, begin: str, end: str, body: str) -> str:
+    """``readme`` with the text between the marker lines ``begin`` and ``end`` replaced by ``body``."""
+    if begin not in readme or end not in readme:
+        raise ValueError(f"README has no markers for this generated section; add the lines\n{begin}\n{end}")
+    head, rest = readme.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body.rstrip()}\n{end}{tail}"
