@@ -132,3 +132,37 @@ def test_stored_rows_are_the_committed_tables(monkeypatch):
     corr = att[(att.region == "corr") & (att.dataset == "article") & (att.method != "attention")]
     assert dict(zip(gt.explainer, gt.value)) == pytest.approx(dict(zip(corr.method, corr.ours)))
     assert (gt["metric"] == "attr_pct").all() and not gt["lower_is_better"].any()
+
+
+def test_cf_faithfulness_reuses_every_stored_entry_and_stores_what_it_computes(tmp_path, monkeypatch):
+    """Entries of the profile's settings are read whatever explainers they hold (notebook 23's list, an
+    earlier scorecard's); only the default selection is scored; what the protocol computes is stored,
+    so a second call computes nothing."""
+    from xaibench import paths
+    from xaibench.evaluation.cf_faithfulness import runner
+    from xaibench.evaluation.cf_faithfulness.protocol import SETTINGS, CfFaithfulnessProtocol
+
+    monkeypatch.setattr(paths, "results_dir", lambda: tmp_path)
+    calls = []
+
+    def run_seed(name, seed, cfg):
+        calls.append((name, seed, tuple(cfg.explainers)))
+        return pd.DataFrame([{"dataset": name, "seed": seed, "selection": sel, "explainer": e, "k": 1,
+                              "metric": "dfr", "value": v + (0.5 if sel == "absolute" else 0.0)}
+                             for e, v in zip(cfg.explainers, (0.1, 0.2, 0.3)) for sel in ("supporting", "absolute")])
+
+    monkeypatch.setattr(runner, "run_seed", run_seed)
+    monkeypatch.setattr("xaibench.evaluation.cf_faithfulness.protocol.SETTINGS",
+                        {**SETTINGS, "quick": (("rt-polarity",), SETTINGS["quick"][1])})
+    p = CfFaithfulnessProtocol()
+    assert p.stored("quick").empty
+    cfg = runner.RunConfig(**{**SETTINGS["quick"][1], "explainers": ("random", "omission")})
+    runner.run(["rt-polarity"], [42], cfg)                     # as notebook 23 would store it
+    got = p.score(["lime", "anchor"], profile="quick", seeds=[42])
+    assert calls == [("rt-polarity", 42, ("random", "omission")), ("rt-polarity", 42, ("lime", "anchor"))]
+    assert sorted(got["explainer"]) == ["anchor", "lime"] and sorted(got["value"]) == [0.1, 0.2]  # supporting only
+    stored = p.stored("quick")
+    assert dict(zip(stored["explainer"], stored["value"])) == {"random": 0.1, "omission": 0.2, "lime": 0.1,
+                                                               "anchor": 0.2}
+    p.score(["lime", "anchor"], profile="quick", seeds=[42])
+    assert len(calls) == 2                                      # read back from the store

@@ -88,3 +88,17 @@ def test_bad_names(tmp_path):
         s.save(CFG, {"bad name": {"a": 1}})
     with pytest.raises(ValueError, match="at least one part"):
         s.save(CFG, {})
+
+
+def test_configs_lists_finished_entries_oldest_first(tmp_path):
+    s = ResultStore(tmp_path, "runs", version=1)
+    assert s.configs() == []
+    s.save({"seed": 2, "a": [1]}, _parts())
+    first = s.path({"seed": 2, "a": [1]})
+    old = time.time() - 100
+    os.utime(first / "manifest.json", (old, old))
+    s.save({"seed": 1}, _parts())
+    (tmp_path / "runs" / ".half.xyz.tmp").mkdir()          # a write in flight: no manifest, not listed
+    (tmp_path / "runs" / "0000000000000000").mkdir()       # a killed write's folder without a manifest
+    assert s.configs() == [{"a": [1], "seed": 2}, {"seed": 1}]
+    assert ResultStore(tmp_path, "runs", version=2).configs() == []  # another version's entries are not its own

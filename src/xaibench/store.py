@@ -102,6 +102,20 @@ class ResultStore:
             (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))  # written last
         return dest
 
+    def configs(self) -> list[dict[str, Any]]:
+        """The configurations of the finished entries (read from their manifests), oldest first; an entry
+        without a readable manifest is left out (:meth:`load` of its configuration would rebuild it)."""
+        found = []
+        for m in self.folder.glob(f"*/{MANIFEST}") if self.folder.is_dir() else ():
+            try:
+                manifest = json.loads(m.read_text())
+                if manifest.get("version") != canonical(self.version):
+                    continue
+                found.append((m.stat().st_mtime, manifest["config"]))
+            except (OSError, ValueError, KeyError):
+                continue
+        return [c for _, c in sorted(found, key=lambda t: t[0])]
+
     def load(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
         """The entry's parts, or ``None`` when it is absent or damaged (then deleted, with a warning)."""
         dest = self.path(config)

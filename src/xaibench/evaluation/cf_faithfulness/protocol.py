@@ -3,15 +3,19 @@ counterfactual metrics at K = 1 for every registered attribution explainer that 
 embedding LR -- the paper's six feature explainers and every registered local explainer that explains
 any model (through :class:`~xaibench.explainers.feature.TextExplainerAdapter`).
 
-It wraps the public per-seed function of the runner, :func:`.runner.run_seed`, unchanged (the
-runner's own result files, keyed on its configuration, are read by :meth:`CfFaithfulnessProtocol.stored`
-and never overwritten here).
+It runs the explainers through the runner, :func:`.runner.run`, unchanged: results go to the runner's
+store, keyed on the full configuration (the explainer list included), and
+:meth:`CfFaithfulnessProtocol.stored` reads every stored entry of the profile's settings, whatever
+explainers it holds, so nothing notebook 23 or an earlier scorecard stored is computed again.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import pandas as pd
 
-from ... import paths, registry
+from ... import registry
+from ...store import canonical
 from ..base import Protocol
 from . import metrics as cfm
 from . import runner
@@ -34,32 +38,48 @@ class CfFaithfulnessProtocol(Protocol):
     paper_explainers = runner.PAPER_ORDER
 
     def _tidy_results(self, df: pd.DataFrame) -> pd.DataFrame:
-        df = df[(df["k"] == 1) & df["metric"].isin(SCORED) & (df["explainer"] != "")]
+        """K = 1 rows of the scored metrics under the default feature selection (``supporting``, the one the
+        paper's tables and notebook 23's figures and claims use): one row per unit and explainer."""
+        df = df[(df["k"] == 1) & df["metric"].isin(SCORED) & (df["explainer"] != "")
+                & (df["selection"] == cfm.SELECTIONS[0])]
         return pd.DataFrame({"metric": df["metric"].values, "explainer": df["explainer"].values,
                              "model": "embedding_lr", "dataset": df["dataset"].values, "seed": df["seed"].values,
                              "value": df["value"].values})
 
-    def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
+    def _config(self, profile: str, names: Sequence[str] = ()) -> runner.RunConfig:
         datasets, overrides = SETTINGS[profile]
-        cfg = runner.RunConfig(**{**overrides, "explainers": tuple(names)})
-        frames = [runner.run_seed(d, s, cfg) for d in datasets for s in seeds]
-        return self._tidy_results(pd.concat(frames, ignore_index=True))
+        return runner.RunConfig(**{**overrides, **({"explainers": tuple(names)} if names else {})})
+
+    def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
+        # through the runner's store: a rerun of the scorecard reads these back instead of recomputing
+        datasets, _ = SETTINGS[profile]
+        return self._tidy_results(runner.run(list(datasets), seeds, self._config(profile, names)))
 
     def stored(self, profile: str = "full") -> pd.DataFrame:
-        """The runner's stored per-seed results of this profile (the newest file per dataset and seed)."""
-        folder = paths.results_dir() / "cf_faithfulness"
-        newest: dict[str, object] = {}
-        for f in sorted(folder.glob("*_seed*_*.parquet"), key=lambda p: p.stat().st_mtime) if folder.exists() else ():
-            newest[f.name.split("_n")[0]] = f  # "<dataset>_seed<seed>" -> newest file
+        """The runner's stored per-seed results of this profile's settings (notebook 23's, and what an
+        earlier scorecard computed), whatever explainer list they were run with; where two entries hold the
+        same explainer, dataset and seed, the newer one's rows are kept."""
+        datasets, _ = SETTINGS[profile]
+        cfg = self._config(profile)
+        store = runner.result_store()
+
+        def settings(config: dict) -> dict:
+            return {k: v for k, v in canonical(config).items() if k != "explainers"}
+
         frames = []
-        for f in newest.values():
-            try:
-                frames.append(pd.read_parquet(f))
-            except Exception:  # noqa: BLE001 - an unreadable file counts as not stored
+        for config in store.configs():
+            if config.get("dataset") not in datasets:
                 continue
+            if settings(config) != settings(runner.store_config(config["dataset"], config["seed"], cfg)):
+                continue
+            hit = store.load(config)
+            if hit is not None:
+                frames.append(hit["results"])
         if not frames:
             return super().stored(profile)
-        return self.tidy(self._tidy_results(pd.concat(frames, ignore_index=True)))
+        rows = pd.concat(frames, ignore_index=True).drop_duplicates(
+            ["dataset", "seed", "selection", "explainer", "k", "metric"], keep="last")
+        return self.tidy(self._tidy_results(rows))
 
 
 PROTOCOL = registry.register_protocol(CfFaithfulnessProtocol(), replace=True)
