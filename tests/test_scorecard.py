@@ -103,10 +103,23 @@ def test_readme_verdict_is_read_from_the_saved_tables_and_replaces_its_block(tmp
     assert text.startswith("4 explainers under 3 protocols (p, q, r)")
     # a is first under p and q but last under r; b is 2nd, 2nd and 3rd of 4: no one is in every top half
     assert "every protocol that scores them (two or more): none." in text
-    assert "agree (tau > 0): p vs q (tau +1.00)." in text
-    assert "disagree (tau <= 0): p vs r (tau -1.00), q vs r (tau -1.00)." in text
+    assert "agree (tau above 0 over its whole interval): p vs q (tau +1.00, 95% interval +1.00 to +1.00) over 4" in text
+    assert ("opposite orders (tau below 0 over its whole interval): p vs r (tau -1.00, 95% interval -1.00 to -1.00) "
+            "over 4 explainers; q vs r") in text
+    assert "cannot tell apart (the interval holds 0): none." in text
     readme = f"intro\n{sc.VERDICT_BEGIN}\nold verdict\n{sc.VERDICT_END}\nrest\n"
     new = replace_between(readme, sc.VERDICT_BEGIN, sc.VERDICT_END, text)
     assert "old verdict" not in new and text in new and new.startswith("intro\n") and new.endswith("rest\n")
     with pytest.raises(ValueError, match="no markers"):
         replace_between("no markers here", sc.VERDICT_BEGIN, sc.VERDICT_END, text)
+
+
+def test_verdict_reads_the_interval_not_only_the_sign_of_tau():
+    ranks = pd.DataFrame({"protocol": ["p", "q"], "explainer": ["a", "a"], "position": [1, 1], "n_explainers": [3, 3]})
+    agreement = pd.DataFrame({"protocol_a": ["p", "p", "p"], "protocol_b": ["q", "r", "s"], "tau": [0.6, 0.2, -0.5],
+                              "tau_low": [0.1, -0.4, np.nan], "tau_high": [0.9, 0.7, np.nan], "n_shared": [5, 5, 3]})
+    text = sc.verdict(ranks, agreement)
+    assert "every protocol that scores them (two or more): a." in text
+    assert "whole interval): p vs q (tau +0.60, 95% interval +0.10 to +0.90) over 5 explainers." in text
+    assert "opposite orders (tau below 0 over its whole interval): p vs s (tau -0.50) over 3 explainers." in text
+    assert "(the interval holds 0): p vs r (tau +0.20, 95% interval -0.40 to +0.70) over 5 explainers." in text

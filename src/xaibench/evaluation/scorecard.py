@@ -201,18 +201,32 @@ def agreement_heatmap(agreement: pd.DataFrame):
 
 def verdict(ranks: pd.DataFrame, agreement: pd.DataFrame, top_share: float = 0.5) -> str:
     """A short reading: explainers in the better ``top_share`` of every protocol that scores them (and
-    scored by at least two), and the protocol pairs that disagree (tau <= 0)."""
+    scored by at least two), and the protocol pairs whose rankings agree (the bootstrap interval of
+    tau lies above 0), rank in opposite orders (below 0) or cannot be told apart (the interval holds 0;
+    without an interval, the sign of tau decides)."""
     if not len(ranks):
         return "No protocol produced scores."
     r = ranks.assign(top=ranks["position"] <= np.ceil(top_share * ranks["n_explainers"]))
     per = r.groupby("explainer").agg(n=("protocol", "size"), top=("top", "all"))
     steady = sorted(per[(per["n"] >= 2) & per["top"]].index)
     pairs = agreement[(agreement["protocol_a"] < agreement["protocol_b"]) & agreement["tau"].notna()]
-    disagree = [f"{a} vs {b} (tau {t:+.2f})" for a, b, t in zip(pairs.protocol_a, pairs.protocol_b, pairs.tau) if t <= 0]
-    agree = [f"{a} vs {b} (tau {t:+.2f})" for a, b, t in zip(pairs.protocol_a, pairs.protocol_b, pairs.tau) if t > 0]
+    groups: dict[str, list[str]] = {"agree": [], "opposite": [], "open": []}
+    for row in pairs.itertuples():
+        lo, hi = getattr(row, "tau_low", np.nan), getattr(row, "tau_high", np.nan)
+        has_ci = pd.notna(lo) and pd.notna(hi)
+        text = f"{row.protocol_a} vs {row.protocol_b} (tau {row.tau:+.2f}" + (
+            f", 95% interval {lo:+.2f} to {hi:+.2f})" if has_ci else ")") + f" over {int(row.n_shared)} explainers"
+        if (lo > 0) if has_ci else (row.tau > 0):
+            groups["agree"].append(text)
+        elif (hi < 0) if has_ci else (row.tau < 0):
+            groups["opposite"].append(text)
+        else:
+            groups["open"].append(text)
     lines = [f"- In the top half of every protocol that scores them (two or more): {', '.join(steady) or 'none'}.",
-             f"- Protocol pairs that agree (tau > 0): {', '.join(agree) or 'none'}.",
-             f"- Protocol pairs that disagree (tau <= 0): {', '.join(disagree) or 'none'}."]
+             f"- Protocol pairs that agree (tau above 0 over its whole interval): {'; '.join(groups['agree']) or 'none'}.",
+             f"- Protocol pairs that rank in opposite orders (tau below 0 over its whole interval): "
+             f"{'; '.join(groups['opposite']) or 'none'}.",
+             f"- Protocol pairs the data cannot tell apart (the interval holds 0): {'; '.join(groups['open']) or 'none'}."]
     return "\n".join(lines)
 
 
