@@ -13,12 +13,14 @@ import pandas as pd
 from .. import paths
 from .common import MACHINE_KEYS
 
-# which paper each notebook (by its two-digit prefix) belongs to; a new paper adds its notebooks here
+# which paper each notebook (by its two-digit prefix) belongs to (the scorecard spans them all); a new paper
+# adds its notebooks here
 CEBAB, HUMAN = "CEBaB (Abraham et al. 2022)", "Human-grounded (Lertvittayakumjorn & Toni 2019)"
 CF_FEEDBACK = "Counterfactuals of counterfactuals (Filandrianos et al. 2023)"
 FAITHFULNESS = "Counterfactual evaluation (Ge et al.)"
 ATTRIBUTION_GT = "Attribution ground truth (Zhou et al. 2022)"
-PAPERS = {"01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "20": CEBAB, "11": HUMAN, "21": HUMAN,
+SCORECARD = "Scorecard (every protocol)"
+PAPERS = {"30": SCORECARD, "01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "20": CEBAB, "11": HUMAN, "21": HUMAN,
           "12": CF_FEEDBACK, "22": CF_FEEDBACK, "23": FAITHFULNESS,
           "13": ATTRIBUTION_GT, "24": ATTRIBUTION_GT, "25": ATTRIBUTION_GT}
 
