@@ -697,3 +697,26 @@ def test_attention_gap_variants_stored_per_configuration_and_rebuilt_when_damage
         got = ag.run_variants(None, cfg, {"h200": {"hidden": 200}})
     assert calls == ["h200", "h100", "h200"]
     pd.testing.assert_frame_equal(got, first)
+
+
+def test_attention_gap_tables_of_some_seeds_keep_the_other_stored_seeds(dirs, monkeypatch):
+    """Running seed 1 alone after seed 0 writes tables of both seeds (they used to hold seed 1 only)."""
+    from xaibench import tables
+    from xaibench.data import loaders
+    from xaibench.evaluation.attribution_gt import attention_gap as ag
+
+    def fake_variant(df, cfg, seed, name, **changes):
+        return {"variant": name, "seed": seed, "hidden": 64, "n_train": 7000, "tokens_per_review": 30.0,
+                "attr_articles": 0.5 + 0.1 * seed, "article_share": 0.09, "epochs": 2, "val_acc": 0.98,
+                "test_acc": 0.99, "epoch_history": '[{"dev_acc": 0.98, "val_attn_corr": 0.4}]'}
+
+    saved = {}
+    monkeypatch.setenv("XAIBENCH_PROFILE", "full")  # save_gap_tables activates the profile: restored after the test
+    monkeypatch.setattr(ag, "run_variant", fake_variant)
+    monkeypatch.setattr(loaders, "load", lambda name: None)
+    monkeypatch.setattr(tables, "save_table", lambda df, name, title=None: saved.__setitem__(name, df))
+    ag.save_gap_tables("full", seeds=[0], variants={"ours": {}})
+    summary, runs = ag.save_gap_tables("full", seeds=[1], variants={"ours": {}})
+    assert sorted(runs["seed"]) == [0, 1] and summary["n_seeds"].tolist() == [2]
+    assert summary["ours"].iloc[0] == pytest.approx(0.55)
+    assert saved["attribution_gt_attention_gap"] is summary

@@ -150,7 +150,8 @@ def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run (or read) every variant on ``seeds`` in ``profile``'s text configuration and write the tables
     ``attribution_gt_attention_gap`` (per variant, mean and std over seeds) and
-    ``attribution_gt_attention_gap_runs`` (per variant and seed); returns both.  ``stored_only``: the tables
+    ``attribution_gt_attention_gap_runs`` (per variant and seed) from every stored run of ``seeds`` and
+    :data:`VARIANT_SEEDS`; returns both.  ``stored_only``: the tables
     of the runs stored so far (``n_seeds`` says how many per variant), computing nothing."""
     from ... import tables
     from ...config import use_profile
@@ -162,8 +163,12 @@ def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
     if prof.name == "quick":  # smoke run: one seed, the quick profile's review counts
         seeds = list(seeds)[:1]
         variants = {k: {c: v for c, v in ch.items() if c != "n_train"} for k, ch in variants.items()}
-    runs = gap_table(run_variants(None if stored_only else load("beer"), cfg, variants, seeds,
-                                  stored_only=stored_only))
+    if not stored_only:
+        run_variants(load("beer"), cfg, variants, seeds)
+    # the tables hold every stored run of these seeds and the default ones, so that a run of some seeds
+    # (``--seeds 2``) adds to the tables instead of replacing them
+    table_seeds = list(seeds) if prof.name == "quick" else sorted({*seeds, *VARIANT_SEEDS})
+    runs = gap_table(run_variants(None, cfg, variants, table_seeds, stored_only=True))
     if not len(runs):
         raise RuntimeError("no attention-gap run is stored yet: run `make attention-gap` without --stored-only")
     summary = gap_summary(runs)
