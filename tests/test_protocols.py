@@ -166,3 +166,83 @@ def test_cf_faithfulness_reuses_every_stored_entry_and_stores_what_it_computes(t
                                                                "anchor": 0.2}
     p.score(["lime", "anchor"], profile="quick", seeds=[42])
     assert len(calls) == 2                                      # read back from the store
+
+
+# ---- Zhou et al.'s image protocol ----------------------------------------------------------------
+def test_image_protocol_units_are_learned_runs_and_their_mean_attr():
+    """Known values: one unit per learned run (test accuracy > 0.95), the mean Attr% over its explained
+    images (a NaN map -- all-zero saliency -- is left out); the unlearned run gives nothing."""
+    from xaibench.evaluation.attribution_gt.image_protocol import PROTOCOL, unit_rows
+
+    runs = pd.DataFrame({"run": [0, 1], "seed": [7, 8], "manipulation": ["noise", "blur"], "test_acc": [0.99, 0.6]})
+    attr = pd.DataFrame({"run": [0, 0, 0, 0, 1], "method": ["cam", "cam", "lime", "lime", "cam"],
+                         "attr_pct": [0.2, 0.6, 0.5, np.nan, 0.9]})
+    got = PROTOCOL.tidy(unit_rows(runs, attr))
+    assert got[["explainer", "dataset", "seed"]].values.tolist() == [["cam", "cub_groups_noise", 7],
+                                                                     ["lime", "cub_groups_noise", 7]]
+    assert got["value"].tolist() == pytest.approx([0.4, 0.5])
+    assert (got["protocol"] == "attribution_gt_image").all() and not got["lower_is_better"].any()
+
+
+def test_image_saliency_methods_are_registered_image_explainers_of_the_image_protocol_only(clean_registry):
+    from xaibench.explainers.base import ImageExplainer
+    from xaibench.explainers.saliency import METHODS
+
+    ps = load_builtins()
+    image = [s for s in registry.explainer_specs(family="image")]
+    assert [s.name for s in image] == list(METHODS)
+    assert all(s.paper and s.output == "image_attribution" for s in image)
+    assert [p.name for p in protocols_for("image_attribution")] == ["attribution_gt_image"]
+
+    class Ones(ImageExplainer):
+        def explain(self, x, targets=None, images=None, **context):
+            return np.ones((x.shape[0], x.shape[2], x.shape[3]))
+
+    xaibench.register_explainer("toy_ones_image", Ones)
+    assert registry.explainer_spec("toy_ones_image").family == "image"  # the output's default family
+    assert ps["attribution_gt_image"].explainer_names("all") == [*METHODS, "toy_ones_image"]
+    for name, p in ps.items():
+        if name != "attribution_gt_image":
+            assert "toy_ones_image" not in p.explainer_names("all"), name
+
+
+def _fake_birds(monkeypatch, n_species=8, n_images=32, size=40):
+    from xaibench.data import birds
+
+    rng = np.random.default_rng(0)
+    species = [f"sp{i}" for i in range(n_species)]
+    pool = {s: [rng.integers(0, 256, (size, size, 3), dtype=np.uint8) for _ in range(n_images)] for s in species}
+    monkeypatch.setattr(birds, "all_classes", lambda: list(species))
+    monkeypatch.setattr(birds, "load_classes", lambda classes, size=None: {c: pool[c] for c in classes})
+
+
+def test_a_toy_image_explainer_is_scored_by_the_image_protocol_with_its_known_value(clean_registry, monkeypatch):
+    """A uniform map puts on the ER exactly the ER's share of the canvas; the built-in gradient is scored
+    beside it in the same unit.  Random images cannot be learned: the accuracy bar is lowered to let the
+    tiny quick-profile run through, and at the real bar the protocol says that no run learned."""
+    from xaibench.data import birds
+    from xaibench.evaluation.attribution_gt import image_protocol as ipr
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+    from xaibench.explainers.base import ImageExplainer
+
+    _fake_birds(monkeypatch)
+
+    class Uniform(ImageExplainer):
+        def explain(self, x, targets=None, images=None, **context):
+            self._targets(x, targets)
+            return np.ones((x.shape[0], x.shape[2], x.shape[3]))
+
+    xaibench.register_explainer("toy_uniform_image", Uniform)
+    p = load_builtins()["attribution_gt_image"]
+    with pytest.raises(RuntimeError, match="no image run learned its manipulation"):
+        p.score(["toy_uniform_image"], profile="quick", seeds=[5])
+    monkeypatch.setattr(ipr, "LEARNED_ACC", -1.0)
+    rows = p.score(["toy_uniform_image", "gradient"], profile="quick", seeds=[5])
+    assert sorted(rows["explainer"]) == ["gradient", "toy_uniform_image"] and set(rows["seed"]) == {5}
+    gcfg, plan = ipr._plan("quick")
+    _, _, manip, _, _ = ir.group_jobs(birds.all_classes(), plan.group_kinds[:1], 1, gcfg.group_size, 5)[0]
+    er = manip.er(gcfg.canvas)
+    uniform = rows.loc[rows.explainer == "toy_uniform_image", "value"].item()
+    assert uniform == pytest.approx(er.mean())
+    assert 0 <= rows.loc[rows.explainer == "gradient", "value"].item() <= 1
+    assert set(rows["dataset"]) == {f"cub_groups_{manip.kind}"}

@@ -720,3 +720,34 @@ def test_attention_gap_tables_of_some_seeds_keep_the_other_stored_seeds(dirs, mo
     assert sorted(runs["seed"]) == [0, 1] and summary["n_seeds"].tolist() == [2]
     assert summary["ours"].iloc[0] == pytest.approx(0.55)
     assert saved["attribution_gt_attention_gap"] is summary
+
+
+def test_stored_gap_summary_is_none_until_a_run_is_stored_and_trains_nothing(dirs, monkeypatch):
+    """Notebook 24 shows the gap table of the stored runs: nothing stored -> None (no training, no table);
+    one stored seed -> its one-row summary."""
+    from xaibench import tables
+    from xaibench.data import loaders
+    from xaibench.evaluation.attribution_gt import attention_gap as ag
+
+    calls, saved = [], {}
+
+    def fake_variant(df, cfg, seed, name, **changes):
+        calls.append((name, seed))
+        return {"variant": name, "seed": seed, "hidden": 64, "n_train": 7000, "tokens_per_review": 30.0,
+                "attr_articles": 0.4, "article_share": 0.09, "epochs": 2, "val_acc": 0.98,
+                "test_acc": 0.99, "epoch_history": '[{"dev_acc": 0.98, "val_attn_corr": 0.4}]'}
+
+    monkeypatch.setenv("XAIBENCH_PROFILE", "full")
+    monkeypatch.setattr(ag, "run_variant", fake_variant)
+    monkeypatch.setattr(ag, "VARIANTS", {"ours": {}})
+    monkeypatch.setattr(loaders, "load", lambda name: None)
+    monkeypatch.setattr(tables, "save_table", lambda df, name, title=None: saved.__setitem__(name, df))
+    assert ag.stored_gap_summary("full") is None
+    assert calls == [] and saved == {}
+    with pytest.raises(ag.NoStoredGapRuns, match="make attention-gap PROFILE=full"):
+        ag.save_gap_tables("full", stored_only=True)
+    ag.save_gap_tables("full", seeds=[2])
+    assert calls == [("ours", 2)]
+    got = ag.stored_gap_summary("full")
+    assert calls == [("ours", 2)]  # read, not retrained
+    assert got["n_seeds"].tolist() == [1] and got["ours"].iloc[0] == pytest.approx(0.4)

@@ -1,7 +1,8 @@
 """The one registry of explainers and protocols.
 
 Every explainer of the project -- and any explainer a user adds -- is registered here once, with the
-type of explanation it outputs (``attribution``, ``concept_effect`` or ``counterfactual``, see
+type of explanation it outputs (``attribution``, ``concept_effect``, ``counterfactual`` or
+``image_attribution``, see
 :mod:`xaibench.explainers.base`).  The older per-family registries
 (``xaibench.explainers.local.LOCAL_EXPLAINERS``, the feature explainers of Ge et al., the concept
 explainers of CEBaB, the counterfactual editors) are live views of it, and every protocol
@@ -32,7 +33,8 @@ spaces), which ``make`` passes to every notebook::
 
 A family groups explainers that take the same ``fit`` arguments: ``local`` (text attribution,
 ``fit(model, train_texts)``), ``feature`` (Ge et al.'s explainers of an embedding LR over id rows),
-``concept`` (``fit(model, fit_rows)``) and ``counterfactual`` (editors).  Names are unique within a
+``concept`` (``fit(model, fit_rows)``), ``counterfactual`` (editors) and ``image`` (pixel saliency of an
+image classifier, ``fit(model)``, output ``image_attribution``: Zhou et al.'s image protocol).  Names are unique within a
 family; the same name in two families is the same method adapted to each (``lime``), which is what
 lets the scorecard compare a method's rank across protocols.
 
@@ -48,10 +50,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 #: the explanation types a registered explainer can output (see xaibench.explainers.base)
-OUTPUTS = ("attribution", "concept_effect", "counterfactual")
+OUTPUTS = ("attribution", "concept_effect", "counterfactual", "image_attribution")
 #: the family an output type defaults to
-DEFAULT_FAMILY = {"attribution": "local", "concept_effect": "concept", "counterfactual": "counterfactual"}
-FAMILIES = ("local", "feature", "concept", "counterfactual")
+DEFAULT_FAMILY = {"attribution": "local", "concept_effect": "concept", "counterfactual": "counterfactual",
+                  "image_attribution": "image"}
+FAMILIES = ("local", "feature", "concept", "counterfactual", "image")
 #: entry-point groups read on the first look-up: "xaibench.explainers" and "xaibench.protocols" (group
 #: names, not modules: joined so that the layering check does not read them as imports)
 EXPLAINER_GROUP = ".".join(("xaibench", "explainers"))

@@ -9,15 +9,16 @@ the explainer packages, so that the registry holds every built-in explainer and 
     for p in protocols_for("attribution"):
         rows = p.score("all", profile="quick", seeds=[42])   # tidy rows, one per metric x explainer x ...
 
-==================  =========================================  =====================================
-protocol            paper                                      scores
-==================  =========================================  =====================================
-``human_grounded``  Lertvittayakumjorn & Toni (2019)           attribution: tasks 1-3, simulated readers
-``cf_faithfulness`` Ge et al. (2021)                           attribution: erasure + counterfactual metrics
-``attribution_gt``  Zhou et al. (2022), text                   attribution: Attr% on the ground-truth region
-``cebab``           Abraham et al. (2022)                      concept effect: ICaCE-Error
-``eraser``          DeYoung et al. (2020), ERASER               attribution: comprehensiveness, sufficiency
-==================  =========================================  =====================================
+========================  ================================  =================================================
+protocol                  paper                             scores
+========================  ================================  =================================================
+``human_grounded``        Lertvittayakumjorn & Toni (2019)  attribution: tasks 1-3, simulated readers
+``cf_faithfulness``       Ge et al. (2021)                  attribution: erasure + counterfactual metrics
+``attribution_gt``        Zhou et al. (2022), text          attribution: Attr% on the ground-truth region
+``attribution_gt_image``  Zhou et al. (2022), images        image attribution: Attr% in the manipulation's ER
+``cebab``                 Abraham et al. (2022)             concept effect: ICaCE-Error
+``eraser``                DeYoung et al. (2020), ERASER     attribution: comprehensiveness, sufficiency
+========================  ================================  =================================================
 """
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ from .base import ROW_COLUMNS, Protocol
 #: the packages that register the built-in explainers and protocols when imported
 BUILTIN_MODULES = (
     "xaibench.explainers.local", "xaibench.explainers.feature", "xaibench.explainers.concept",
-    "xaibench.explainers.counterfactual",
+    "xaibench.explainers.counterfactual", "xaibench.explainers.saliency",
     "xaibench.evaluation.human_grounded.protocol", "xaibench.evaluation.cf_faithfulness.protocol",
-    "xaibench.evaluation.attribution_gt.protocol", "xaibench.evaluation.cebab.protocol",
+    "xaibench.evaluation.attribution_gt.protocol", "xaibench.evaluation.attribution_gt.image_protocol",
+    "xaibench.evaluation.cebab.protocol",
     "xaibench.evaluation.eraser.protocol",
 )
 

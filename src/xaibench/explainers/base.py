@@ -15,6 +15,9 @@ protocol can check what it can score:
   classes) for (text, concept, c, c') queries; consumed by the CEBaB protocol.
 * :class:`CounterfactualExplainer` (``output = "counterfactual"``) -> candidate edited texts per text;
   consumed by the counterfactual-feedback protocol (:mod:`xaibench.evaluation.cf_feedback`).
+* :class:`ImageExplainer` (``output = "image_attribution"``) -> a non-negative saliency map per image of
+  an image classifier; consumed by Zhou et al.'s image protocol
+  (:mod:`xaibench.evaluation.attribution_gt.image_protocol`).
 
 Protocols ask :func:`applicable` (which reads ``explainer.output``) to decide whether they apply,
 so a new explainer is scored by every protocol that applies to it without editing the protocol.
@@ -123,6 +126,36 @@ class CounterfactualExplainer(Explainer):
         n_classes = getattr(self.model, "n_classes", None)
         default = "the second most probable classes" if self.targeted else "no target (the editor ignores it)"
         return texts, check_targets(targets, len(texts), n_classes, default=default)
+
+
+class ImageExplainer(Explainer):
+    """Pixel saliency of an image classifier (a torch module mapping normalised ``(B, 3, S, S)`` images to
+    class logits).  ``fit(model)`` keeps the model; ``explain(x, targets, images=None, **context)``
+    returns a ``(B, S, S)`` array of non-negative relevance for logit ``targets`` (default: the predicted
+    classes).  ``images`` are the same images as ``uint8 (B, S, S, 3)`` (for superpixels); ``context`` may
+    carry ``baselines`` (background images in the model's input space) and ``hide`` (the input-space value of
+    a hidden pixel) -- a method uses what it needs and ignores the rest."""
+
+    output = "image_attribution"
+
+    @abc.abstractmethod
+    def explain(self, x: Any, targets: Any = None, images: Any = None, **context: Any) -> np.ndarray:
+        """``(B, S, S)`` non-negative saliency of each image for its target class."""
+
+    def _targets(self, x: Any, targets: Any) -> Any:
+        """``targets`` as a long tensor on ``x``'s device, or the model's predicted classes."""
+        import torch
+
+        if not hasattr(self, "model"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted: call .fit(image_model) before .explain(x)")
+        if targets is None:
+            self.model.eval()
+            with torch.no_grad():
+                return self.model(x).argmax(1)
+        targets = torch.as_tensor(np.asarray(targets), device=x.device).long()
+        if targets.shape != (x.shape[0],):
+            raise ValueError(f"targets has shape {tuple(targets.shape)}; pass one class per image ({x.shape[0]})")
+        return targets
 
 
 def applicable(explainers: Mapping[str, Any], output: str) -> list[str]:

@@ -15,12 +15,19 @@ saliency (channels reduced with absolute values, as the paper does for Gradient)
   superpixel; a hidden superpixel takes ``hide`` (an input-space tensor, e.g. a black image as the
   authors' ``hide_color=0``; default 0 in normalised space = the ImageNet-mean grey).
 * ``shap``: captum ``GradientShap`` (expected gradients) with a baseline (background) set of images.
+
+Each method is also a registered explainer (family ``image``, output ``image_attribution``,
+:class:`SaliencyMap`), so the scorecard scores it under Zhou et al.'s image protocol beside any image
+explainer a user registers.
 """
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from ..registry import register_explainer
+from .base import ImageExplainer
 
 METHODS = ("gradient", "smoothgrad", "cam", "lime", "shap")
 
@@ -121,3 +128,41 @@ def saliency(method: str, model: Any, x, target, **kw) -> np.ndarray:
         x = x.detach().requires_grad_(True)
     with torch.enable_grad():
         return FUNCS[method](model, x, target, **kw)
+
+
+# ---- the registered image explainers ------------------------------------------------------------
+
+
+class SaliencyMap(ImageExplainer):
+    """One of :data:`METHODS` as a registered :class:`~xaibench.explainers.base.ImageExplainer`
+    (``kwargs``: the method's settings, e.g. ``n_samples``; the ``context`` of ``explain`` -- SHAP's
+    ``baselines``, LIME's ``hide`` -- is passed through)."""
+
+    def __init__(self, method: str, **kwargs: Any) -> None:
+        if method not in FUNCS:
+            raise KeyError(f"unknown saliency method {method!r}; choose one of {METHODS}")
+        self.name = method
+        self.kwargs = kwargs
+
+    def explain(self, x, targets=None, images=None, **context) -> np.ndarray:
+        return saliency(self.name, self.model, x, self._targets(x, targets), images=images,
+                        **{**self.kwargs, **context})
+
+
+def _factory(method: str):
+    def make(**kwargs: Any) -> SaliencyMap:
+        return SaliencyMap(method, **kwargs)
+
+    make.__name__ = make.__qualname__ = f"saliency_{method}"
+    return make
+
+
+DESCRIPTIONS = {"gradient": "Vanilla gradient saliency |d logit / d x| (Simonyan et al. 2013)",
+                "smoothgrad": "SmoothGrad: gradients averaged over noisy copies (Smilkov et al. 2017)",
+                "cam": "Class activation map of the last conv block (the authors' 'GradCAM')",
+                "lime": "LIME over superpixels, hidden superpixels black (the authors' hide_color=0)",
+                "shap": "Expected gradients (captum GradientShap) against test-image backgrounds"}
+
+for _m in METHODS:
+    register_explainer(_m, _factory(_m), output="image_attribution", family="image", paper=True, source="project",
+                       description=DESCRIPTIONS[_m], models=("small_resnet",))

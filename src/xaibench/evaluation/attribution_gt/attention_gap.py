@@ -46,6 +46,10 @@ VARIANT_SEEDS = (0, 1, 2)
 GAP_VERSION = 2
 
 
+class NoStoredGapRuns(RuntimeError):
+    """No attention-gap run of the requested seeds is stored yet (``make attention-gap`` computes them)."""
+
+
 def run_variant(df: pd.DataFrame, cfg: TextConfig, seed: int, name: str, **changes) -> dict:
     """Train one attention model on the article dataset with ``changes`` (keys in :data:`VARIANT_KEYS`)
     applied to ``cfg``; returns one result row (``epoch_history`` as JSON)."""
@@ -170,7 +174,8 @@ def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
     table_seeds = list(seeds) if prof.name == "quick" else sorted({*seeds, *VARIANT_SEEDS})
     runs = gap_table(run_variants(None, cfg, variants, table_seeds, stored_only=True))
     if not len(runs):
-        raise RuntimeError("no attention-gap run is stored yet: run `make attention-gap` without --stored-only")
+        raise NoStoredGapRuns(f"no attention-gap run of profile {prof.name!r} is stored yet: run "
+                              f"`make attention-gap PROFILE={prof.name}` (without --stored-only)")
     summary = gap_summary(runs)
     tables.save_table(summary, "attribution_gt_attention_gap",
                       title="Attention Attr% on the article words per model / data variant, mean and std over "
@@ -179,6 +184,16 @@ def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
                       title="Attention-gap variants, one row per run (validation accuracy : Attr% per epoch in "
                             "the stored results)")
     return summary, runs
+
+
+def stored_gap_summary(profile: str = "full") -> pd.DataFrame | None:
+    """The per-variant table of every stored run (:func:`save_gap_tables` with ``stored_only``: the tables
+    are rewritten from the store, nothing is trained), or ``None`` while no run is stored -- what notebook 24
+    shows after ``make attention-gap`` ran."""
+    try:
+        return save_gap_tables(profile, stored_only=True)[0]
+    except NoStoredGapRuns:
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -197,7 +212,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 __all__ = ["VARIANT_KEYS", "PAPER_ATTR", "VARIANTS", "VARIANT_SEEDS", "run_variant", "run_variants", "gap_table",
-           "gap_summary", "save_gap_tables"]
+           "gap_summary", "save_gap_tables",
+           "stored_gap_summary", "NoStoredGapRuns"]
 
 
 if __name__ == "__main__":

@@ -189,10 +189,14 @@ def _accuracy(model, x, y) -> float:
 
 def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarray, methods, cfg: ImageConfig,
                  baselines, hide=None) -> list[dict]:
-    """Attr% of each method on each explained test image (target = predicted class)."""
+    """Attr% of each method on each explained test image (target = predicted class).  A method of
+    :data:`~xaibench.explainers.saliency.METHODS` runs with ``cfg``'s settings; any other name is an image
+    explainer of the registry (family ``image``: :class:`~xaibench.explainers.base.ImageExplainer`), fitted
+    to ``model`` and given the same images, targets, SHAP background (``baselines``) and LIME ``hide``."""
     import torch
 
-    from ...explainers.saliency import saliency
+    from ... import registry
+    from ...explainers.saliency import FUNCS, saliency
 
     model.eval()
     with torch.no_grad():
@@ -200,10 +204,18 @@ def explain_attr(model, images: np.ndarray, x, labels: np.ndarray, er: np.ndarra
     rows = []
     for method in methods:
         t0 = time.time()
-        s = saliency(method, model, x, pred, images=images, n_samples={"smoothgrad": cfg.smoothgrad_samples,
-                     "lime": cfg.lime_samples, "shap": cfg.shap_samples}.get(method, 0),
-                     n_segments=cfg.lime_segments, baselines=baselines, hide=hide,
-                     negatives=cfg.cam_negatives)
+        if method in FUNCS:
+            s = saliency(method, model, x, pred, images=images, n_samples={"smoothgrad": cfg.smoothgrad_samples,
+                         "lime": cfg.lime_samples, "shap": cfg.shap_samples}.get(method, 0),
+                         n_segments=cfg.lime_segments, baselines=baselines, hide=hide,
+                         negatives=cfg.cam_negatives)
+        else:
+            exp = registry.explainer_spec(method, family="image").make().fit(model)
+            s = exp.explain(x, torch.as_tensor(pred, device=x.device), images=images, baselines=baselines, hide=hide)
+            s = np.asarray(s.detach().cpu() if hasattr(s, "detach") else s, dtype=np.float64)
+            if s.shape != (len(x), *er.shape):
+                raise ValueError(f"image explainer {method!r} returned shape {s.shape}; it must return one "
+                                 f"({er.shape[0]}, {er.shape[1]}) map per image: ({len(x)}, {er.shape[0]}, {er.shape[1]})")
         dt = (time.time() - t0) / len(x)
         for i in range(len(x)):
             rows.append({"method": method, "image": i, "label": int(labels[i]), "pred": int(pred[i]),
@@ -430,6 +442,18 @@ def group_jobs(species, kinds, runs_per_kind: int, group_size: int, seed: int = 
             for kind in kinds for _ in range(runs_per_kind)]
 
 
+#: the three tables of a :func:`run_groups` entry
+GROUP_TABLES = ("images_groups_runs", "images_groups_attr", "images_groups_track")
+
+
+def groups_config(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int) -> dict:
+    """The store key of a :func:`run_groups` entry."""
+    from dataclasses import asdict
+
+    return {"cfg": asdict(cfg), "kinds": list(kinds), "runs_per_kind": runs_per_kind, "seed": seed,
+            "protocol": "species-groups"}
+
+
 def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "watermark"), runs_per_kind: int = 1,
                seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
     """Fig. 5/6 runs with species groups (``cfg.group_size`` species per class, :meth:`ImageConfig.groups`);
@@ -443,9 +467,8 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
         raise ValueError(f"run_groups needs cfg.group_size >= 1 species per class, got {cfg.group_size}")
     if runs_per_kind < 1:
         raise ValueError(f"runs_per_kind={runs_per_kind!r} must be >= 1")
-    names = ("images_groups_runs", "images_groups_attr", "images_groups_track")
-    config = {"cfg": asdict(cfg), "kinds": list(kinds), "runs_per_kind": runs_per_kind, "seed": seed,
-              "protocol": "species-groups"}
+    names = GROUP_TABLES
+    config = groups_config(cfg, kinds, runs_per_kind, seed)
     key = str((asdict(cfg), tuple(kinds), runs_per_kind, seed))
     store = images_store()
     if not force:
