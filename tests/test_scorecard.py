@@ -59,7 +59,16 @@ def test_bad_agreement_arguments_name_the_parameter():
         sc.agreement_matrix(rows, level=1.5)
 
 
-def test_collect_scores_the_other_explainers_on_the_stored_seeds(monkeypatch):
+@pytest.fixture
+def results_tmp(tmp_path, monkeypatch):
+    """The scorecard's computed rows are stored under a temporary results folder."""
+    from xaibench import paths
+
+    monkeypatch.setattr(paths, "results_dir", lambda: tmp_path / "results")
+    return tmp_path / "results"
+
+
+def test_collect_scores_the_other_explainers_on_the_stored_seeds(monkeypatch, results_tmp):
     """Stored rows are reused; the explainers they lack are scored on their seeds (not the asked ones),
     so every unit ranks every explainer."""
     from xaibench.evaluation.base import Metric, Protocol
@@ -123,3 +132,42 @@ def test_verdict_reads_the_interval_not_only_the_sign_of_tau():
     assert "whole interval): p vs q (tau +0.60, 95% interval +0.10 to +0.90) over 5 explainers." in text
     assert "opposite orders (tau below 0 over its whole interval): p vs s (tau -0.50) over 3 explainers." in text
     assert "(the interval holds 0): p vs r (tau +0.20, 95% interval -0.40 to +0.70) over 5 explainers." in text
+
+
+def test_computed_rows_are_stored_and_a_rerun_computes_only_what_is_new(monkeypatch, results_tmp):
+    """A second collect computes nothing (same rows, source 'computed'); another seed list, a new explainer,
+    a changed explainer module or reuse=False compute again -- only what changed."""
+    from xaibench import registry
+    from xaibench.evaluation.base import Metric, Protocol
+    from xaibench.evaluation.protocol import load_builtins
+
+    calls = []
+
+    class Q(Protocol):
+        name, paper, accepts, datasets = "q_test", "toy", ("attribution",), ("d",)
+        metrics = {"m": Metric("m", None)}  # an unranked metric: lower_is_better None survives the store
+        paper_explainers = ("random_words", "lime")
+
+        def _score(self, names, profile, seeds):
+            calls.append((tuple(names), tuple(seeds)))
+            return pd.DataFrame([{"metric": "m", "explainer": n, "model": "x", "dataset": "d", "seed": s,
+                                  "value": len(n) + s / 10} for n in names for s in seeds])
+
+    load_builtins()
+    monkeypatch.setitem(registry._PROTOCOLS, "q_test", Q())
+    first = sc.collect(["random_words", "lime"], profile="quick", seeds=[1, 2], protocols=["q_test"])
+    again = sc.collect(["random_words", "lime"], profile="quick", seeds=[1, 2], protocols=["q_test"])
+    assert calls == [(("random_words", "lime"), (1, 2))]
+    pd.testing.assert_frame_equal(first, again)
+    assert (again["source"] == "computed").all() and again["lower_is_better"].isna().all()
+    assert again["value"].tolist() == pytest.approx([12.1, 12.2, 4.1, 4.2])
+    sc.collect(["random_words", "lime", "shap"], profile="quick", seeds=[1, 2], protocols=["q_test"])
+    assert calls[-1] == (("shap",), (1, 2))  # only the new explainer
+    sc.collect(["lime"], profile="quick", seeds=[3], protocols=["q_test"])
+    assert calls[-1] == (("lime",), (3,))  # other seeds: another entry
+    real = sc._source_digest
+    monkeypatch.setattr(sc, "_source_digest", lambda obj: real(obj) + "-edited")  # the explainers' code changed
+    sc.collect(["lime"], profile="quick", seeds=[3], protocols=["q_test"])
+    assert calls[-1] == (("lime",), (3,)) and len(calls) == 4
+    sc.collect(["lime"], profile="quick", seeds=[3], protocols=["q_test"], reuse=False)
+    assert len(calls) == 5

@@ -10,7 +10,10 @@
 Stored results come first: a protocol's :meth:`~xaibench.evaluation.base.Protocol.stored` rows (what
 its paper notebook already computed) are reused for the explainers they cover, and only the other
 explainers are scored -- on the seeds of the stored rows, so that each unit ranks every explainer
-(``seeds`` apply to the protocols with nothing stored).  A protocol that cannot run (data or models missing) is reported in
+(``seeds`` apply to the protocols with nothing stored).  What the scorecard computes is stored too
+(:func:`computed_store`, one entry per protocol and explainer, keyed on the profile, the seeds and the
+source of the protocol's package and the explainer's module), so a rerun computes only what is new;
+``reuse=False`` computes everything again.  A protocol that cannot run (data or models missing) is reported in
 ``rows.attrs["skipped"]``, never silently dropped.
 
 Ranks: within each protocol, every *unit* -- one (metric, model, dataset, seed) with a ranked metric
@@ -64,7 +67,7 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
             todo = [n for n in wanted if n not in set(stored["explainer"])]
             # the others are scored on the seeds of the stored rows, so that every unit ranks them all
             run_seeds = sorted(set(stored["seed"].astype(int))) if len(stored) else list(seeds)
-            computed = p.score(todo, profile=profile, seeds=run_seeds).assign(source="computed") if todo else None
+            computed = _computed(p, todo, profile, run_seeds, reuse).assign(source="computed") if todo else None
             got = pd.concat([f for f in (stored, computed) if f is not None and len(f)], ignore_index=True) \
                 if len(stored) or (computed is not None and len(computed)) else None
             if got is None or not len(got):
@@ -78,6 +81,90 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
             else pd.DataFrame(columns=[*ROW_COLUMNS, "source", "paper"]))
     rows.attrs["skipped"] = skipped
     return rows
+
+
+#: result-format version of the scorecard's stored computed rows
+COMPUTED_VERSION = 1
+
+
+def _source_digest(obj: Any) -> str:
+    """SHA-256 (16 hex digits) of the source of ``obj``: a module's package files for a protocol (its
+    metrics live beside it), the defining module for an explainer factory; ``""`` when unknown."""
+    import functools
+    import hashlib
+    import inspect
+    from pathlib import Path
+
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    target = obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)
+    try:
+        path = inspect.getsourcefile(target)
+    except TypeError:
+        return ""
+    if not path:
+        return ""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def _package_digest(protocol: Any) -> str:
+    """:func:`_source_digest` of every ``.py`` file of the package that defines ``protocol``."""
+    import hashlib
+    import inspect
+    from pathlib import Path
+
+    try:
+        path = inspect.getsourcefile(type(protocol))
+    except TypeError:
+        return ""
+    if not path:
+        return ""
+    folder = Path(path).parent
+    files = sorted(folder.glob("*.py")) if (folder / "__init__.py").exists() else [Path(path)]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def computed_store():
+    """Rows the scorecard computed (explainers no paper notebook stored), one entry per protocol x explainer,
+    keyed on the profile, the seeds, and the source of the protocol's package and of the explainer's module."""
+    from .. import paths
+    from ..store import ResultStore
+
+    return ResultStore(paths.results_dir() / "scorecard", "computed", version=COMPUTED_VERSION)
+
+
+def _computed(p: Any, names: list[str], profile: str, seeds: list[int], reuse: bool = True) -> pd.DataFrame:
+    """``p.score(names, ...)`` with each explainer's rows stored (:func:`computed_store`): a rerun scores only
+    what is not stored (``reuse=False``: all, and stores them again).  An explainer without rows is not
+    stored, so it is tried again next time."""
+    specs = {s.name: s for s in p.applicable_specs()}
+    store = computed_store()
+
+    def key(name: str) -> dict:
+        return {"protocol": p.name, "explainer": name, "profile": profile, "seeds": [int(s) for s in seeds],
+                "protocol_code": _package_digest(p), "explainer_code": _source_digest(specs[name].factory)
+                if name in specs else ""}
+
+    frames, missing = [], []
+    for name in names:
+        hit = store.load(key(name)) if reuse else None
+        if hit is not None:
+            frames.append(hit["rows"])
+        else:
+            missing.append(name)
+    if missing:
+        new = p.score(missing, profile=profile, seeds=seeds)
+        for name in missing:
+            part = new[new["explainer"] == name].reset_index(drop=True)
+            if len(part):
+                store.save(key(name), {"rows": part})
+        frames.append(new)
+    out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[-1]
+    order = {n: i for i, n in enumerate(names)}
+    return out.sort_values("explainer", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
 
 
 def _unit_ranks(rows: pd.DataFrame) -> pd.DataFrame:
