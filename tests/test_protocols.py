@@ -246,3 +246,27 @@ def test_a_toy_image_explainer_is_scored_by_the_image_protocol_with_its_known_va
     assert uniform == pytest.approx(er.mean())
     assert 0 <= rows.loc[rows.explainer == "gradient", "value"].item() <= 1
     assert set(rows["dataset"]) == {f"cub_groups_{manip.kind}"}
+
+
+def test_the_image_protocol_scores_an_added_explainer_on_the_stored_runs_own_model(clean_registry, monkeypatch, tmp_path):
+    """score() trains a stored run again (same species groups, manipulation, seed): the built-in gradient's
+    values equal the ones notebook 25's run stored, so added and stored explainers share their units."""
+    from xaibench import paths
+    from xaibench.evaluation.attribution_gt import image_protocol as ipr
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+
+    _fake_birds(monkeypatch)
+    monkeypatch.setattr(paths, "results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(ipr, "LEARNED_ACC", -1.0)
+    gcfg, plan = ipr._plan("quick")
+    ir.run_groups(gcfg, plan.group_kinds, plan.group_runs_per_kind, seed=ipr.NOTEBOOK_SEED)
+    p = load_builtins()["attribution_gt_image"]
+    stored = p.stored("quick")
+    assert len(stored) == len(ipr.PROTOCOL.paper_explainers) * plan.group_runs_per_kind * len(plan.group_kinds)
+    seed = int(stored["seed"].iloc[0])
+    again = p.score(["gradient", "cam"], profile="quick", seeds=[seed])
+    want = stored[stored.explainer.isin(["gradient", "cam"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(again[list(ROW_COLUMNS[:-1])].sort_values("explainer").reset_index(drop=True),
+                                  want[list(ROW_COLUMNS[:-1])].sort_values("explainer").reset_index(drop=True))
+    assert again.sort_values("explainer")["value"].tolist() == pytest.approx(
+        want.sort_values("explainer")["value"].tolist(), abs=1e-9)

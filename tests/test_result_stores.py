@@ -751,3 +751,32 @@ def test_stored_gap_summary_is_none_until_a_run_is_stored_and_trains_nothing(dir
     got = ag.stored_gap_summary("full")
     assert calls == [("ours", 2)]  # read, not retrained
     assert got["n_seeds"].tolist() == [1] and got["ours"].iloc[0] == pytest.approx(0.4)
+
+
+def test_pair_runs_do_not_depend_on_the_group_plan_and_older_entries_are_found(images, dirs):
+    """The species-pair runs read no group field of the plan: changing the group runs reuses them, also
+    from an entry stored when the key still held the group fields."""
+    import dataclasses
+    import shutil
+
+    from xaibench.store import ResultStore
+
+    ir, plan, calls = images
+    cfg = ir.ImageConfig(epochs=3)
+    first = ir.run_images(cfg, plan)
+    n = len(calls)
+    other = dataclasses.replace(plan, group_runs_per_kind=5, group_kinds=("blur",))
+    pd.testing.assert_frame_equal(ir.run_images(cfg, other)["images_attr"], first["images_attr"])
+    assert len(calls) == n
+    # an entry written under the older key (the whole plan) is found and not recomputed
+    store: ResultStore = ir.images_store()
+    for c in store.configs():
+        store.save({**c, "plan": {**c["plan"], "group_runs_per_kind": 1, "group_kinds": ["noise"]}},
+                   store.load(c))
+        shutil.rmtree(store.path(c))
+    assert [set(c["plan"]) >= {"group_kinds"} for c in store.configs()] == [True]
+    got = ir.run_images(cfg, other)
+    assert len(calls) == n
+    pd.testing.assert_frame_equal(got["images_attr"], first["images_attr"])
+    ir.run_images(dataclasses.replace(cfg, epochs=4), other)  # another pair setting is not mistaken for it
+    assert len(calls) > n

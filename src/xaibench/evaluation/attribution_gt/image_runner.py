@@ -342,8 +342,8 @@ class ImagePlan:
     r_values: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # Fig. 8 (paper: the same, 4 pairs)
     r_kinds: tuple[str, ...] = ("noise", "watermark")  # Fig. 8 (paper: all five)
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
-    group_runs_per_kind: int = 1                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
-    group_kinds: tuple[str, ...] = ("noise", "watermark")  # ... for these manipulations (CPU cost: those of Fig. 8)
+    group_runs_per_kind: int = 2                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
+    group_kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")  # ... for these manipulations
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImagePlan":
@@ -392,11 +392,39 @@ def _job_cell(cell: tuple, images: dict, cfg: ImageConfig) -> tuple[dict, pd.Dat
     return run_one(images, pair, manip, r, seed, cfg, track=track)
 
 
+#: the :class:`ImagePlan` fields of the species-group runs (:func:`run_groups`); the species-pair runs
+#: (:func:`run_images`) do not read them, so they are not part of a pair entry's key
+GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds")
+
+
+def pair_plan(plan: ImagePlan) -> dict:
+    """The fields of ``plan`` the species-pair runs depend on (the store key of :func:`run_images`)."""
+    from dataclasses import asdict
+
+    return {k: v for k, v in asdict(plan).items() if k not in GROUP_PLAN_FIELDS}
+
+
+def _entry_with_other_group_plan(store, config: dict) -> dict | None:
+    """A stored pair entry of ``config`` written under a key that also held the group fields of the plan
+    (entries stored before :data:`GROUP_PLAN_FIELDS` left the key): the same species-pair runs."""
+    from ...store import canonical
+
+    want = canonical(config)
+    for c in store.configs():
+        if set(c) != {"cfg", "plan", "seed"} or not isinstance(c.get("plan"), dict):
+            continue
+        same = {"cfg": c["cfg"], "plan": {k: v for k, v in c["plan"].items() if k not in GROUP_PLAN_FIELDS},
+                "seed": c["seed"]}
+        if canonical(same) == want:
+            return store.load(c)
+    return None
+
+
 def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
     """All runs of the plan; ``{"images_runs", "images_attr", "images_track"}``.
 
     The three tables are stored as one entry of :func:`images_store` keyed on the whole configuration
-    (``cfg``, ``plan``, ``seed``), so a run killed part-way never pairs one run's models with another's
+    (``cfg``, the plan's species-pair fields :func:`pair_plan`, ``seed``), so a run killed part-way never pairs one run's models with another's
     attributions; a damaged entry is reported by name, removed and recomputed.
     """
     from dataclasses import asdict
@@ -405,11 +433,13 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
     from . import manipulations as mp
 
     names = ("images_runs", "images_attr", "images_track")
-    config = {"cfg": asdict(cfg), "plan": asdict(plan), "seed": seed}
-    key = str((asdict(cfg), asdict(plan), seed))
+    config = {"cfg": asdict(cfg), "plan": pair_plan(plan), "seed": seed}
+    key = str((asdict(cfg), pair_plan(plan), seed))
     store = images_store()
     if not force:
         cached = store.load(config)
+        if cached is None:
+            cached = _entry_with_other_group_plan(store, config)
         if cached is not None:
             return {n: cached[n] for n in names}  # same configuration: reuse
     species = sorted({c for p in SIMILAR_PAIRS + DISTINCT_PAIRS for c in p})
