@@ -17,7 +17,7 @@ INCLUSIVE_SEEDS ?= 42
 TASKS ?= binary ternary 5-way
 #: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
-#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 21, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
+#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 21, 25, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
 EXPLAINERS ?=
 #: SCORECARD_SEEDS -- seeds of the scorecard (notebook 30) for protocols with no stored results (else the stored results' seeds)
 SCORECARD_SEEDS ?= 42 43 44
@@ -161,7 +161,7 @@ NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)"
 # runs are reused, and a rerun of the variants alone does not make report 24 stale)
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb | attention-gap
 NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)"
-NB_PARAMS_25_attribution_gt_saliency = -p seeds 0
+NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 .PHONY: attribution-gt attention-gap
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 attention-gap: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention models with the paper's hidden size, training size, longer reviews (figures/tables/attribution_gt_attention_gap*; stored runs are reused)

@@ -38,6 +38,31 @@ def test_notebook_21_methods_keep_the_paper_list_and_add_others():
     assert hg.table_label("lrp_n") == "LRP (N)" and hg.table_label("shap") == "shap (added)"
 
 
+def test_notebook_25_methods_keep_the_paper_saliency_maps_and_add_image_explainers(monkeypatch):
+    from xaibench import registry
+    from xaibench.evaluation.attribution_gt import image_protocol as ipr
+    from xaibench.evaluation.protocol import load_builtins
+    from xaibench.explainers.base import ImageExplainer
+    from xaibench.explainers.saliency import METHODS
+
+    load_builtins()
+
+    class Ones(ImageExplainer):
+        def explain(self, x, targets=None, images=None, **context):
+            return None
+
+    monkeypatch.setattr(registry, "_EXPLAINERS", dict(registry._EXPLAINERS))  # restored after the test
+    registry.register_explainer("toy_ones_25", Ones)
+    assert ipr.methods_for("") == METHODS                                # the paper's five
+    assert ipr.methods_for("tcav") == METHODS                            # a concept explainer: not for images
+    assert ipr.methods_for("lime tcav") == ("lime",)                     # LIME's name is also an image method
+    assert ipr.methods_for("toy_ones_25") == (*METHODS, "toy_ones_25")   # added beside the paper's
+    assert ipr.methods_for("cam shap") == ("cam", "shap")                # naming paper methods restricts them
+    assert ipr.methods_for("all") == (*METHODS, "toy_ones_25")
+    assert ipr.method_label("cam") == "cam" and ipr.method_label("toy_ones_25") == "toy_ones_25 (added)"
+    assert ipr.method_label("") == "" and ipr.method_label(None) is None   # summary rows name no method
+
+
 def test_run_list_of_the_cebab_protocol():
     from xaibench.evaluation.cebab.protocol import PROTOCOL
     from xaibench.evaluation.cebab.runner import EXPLAINERS
@@ -73,3 +98,8 @@ def test_make_passes_explainers_only_where_asked():
     given = _papermill_params("human", "scorecard", "PROFILE=quick", "EXPLAINERS=lime shap")
     assert given["21_human_grounded_evaluation"]["explainers"] == "lime shap"
     assert given["30_scorecard"]["explainers"] == "lime shap"
+    images = _papermill_params("-o", "reports/full/13_attention_rationales.ipynb", "-o",
+                               "reports/full/24_attribution_ground_truth.ipynb", "reports/full/25_attribution_gt_saliency.ipynb")
+    assert "explainers" not in images["25_attribution_gt_saliency"]
+    given = _papermill_params("reports/full/25_attribution_gt_saliency.ipynb", "EXPLAINERS=cam")
+    assert given["25_attribution_gt_saliency"]["explainers"] == "cam"

@@ -124,4 +124,21 @@ class ImageAttributionGtProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(ImageAttributionGtProtocol(), replace=True)
 
-__all__ = ["METRIC", "NOTEBOOK_SEED", "ImageAttributionGtProtocol", "PROTOCOL", "unit_rows"]
+
+def methods_for(explainers: str = "") -> tuple[str, ...]:
+    """The image explainers notebook 25 runs for its ``explainers`` parameter (Make's ``EXPLAINERS``): the
+    paper's five saliency maps, then the named registered image explainers (``all``: every one); names of
+    other explainer types are left to their own protocols (:meth:`~xaibench.evaluation.base.Protocol.run_list`)."""
+    return tuple(PROTOCOL.run_list(explainers))
+
+
+def method_label(name):
+    """``name``, marked ``(added)`` when it names an explainer that is not one of the paper's five saliency
+    maps; anything else (a paper method, an empty or missing method of a summary row) unchanged."""
+    if not isinstance(name, str) or not name or PROTOCOL.is_paper(name):
+        return name
+    return f"{name} (added)"
+
+
+__all__ = ["METRIC", "NOTEBOOK_SEED", "ImageAttributionGtProtocol", "PROTOCOL", "unit_rows", "methods_for",
+           "method_label"]
