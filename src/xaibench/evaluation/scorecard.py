@@ -13,7 +13,8 @@ explainers are scored -- on the seeds of the stored rows, so that each unit rank
 (``seeds`` apply to the protocols with nothing stored).  What the scorecard computes is stored too
 (:func:`computed_store`, one entry per protocol and explainer, keyed on the profile, the seeds and the
 source of the protocol's package and the explainer's module), so a rerun computes only what is new;
-``reuse=False`` computes everything again.  A protocol that cannot run (data or models missing) is reported in
+``reuse=False`` computes everything again -- needed after a change the key does not see (a retrained model
+the protocol reads, a changed model or metric module outside the protocol's package).  A protocol that cannot run (data or models missing) is reported in
 ``rows.attrs["skipped"]``, never silently dropped.
 
 Ranks: within each protocol, every *unit* -- one (metric, model, dataset, seed) with a ranked metric
@@ -88,8 +89,8 @@ COMPUTED_VERSION = 1
 
 
 def _source_digest(obj: Any) -> str:
-    """SHA-256 (16 hex digits) of the source of ``obj``: a module's package files for a protocol (its
-    metrics live beside it), the defining module for an explainer factory; ``""`` when unknown."""
+    """SHA-256 (16 hex digits) of the file that defines ``obj`` (a class, a function, a partial's function or
+    an instance's class): an explainer factory's module; ``""`` when unknown."""
     import functools
     import hashlib
     import inspect
