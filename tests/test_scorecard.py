@@ -171,3 +171,22 @@ def test_computed_rows_are_stored_and_a_rerun_computes_only_what_is_new(monkeypa
     assert calls[-1] == (("lime",), (3,)) and len(calls) == 4
     sc.collect(["lime"], profile="quick", seeds=[3], protocols=["q_test"], reuse=False)
     assert len(calls) == 5
+
+
+def test_the_command_line_recomputes_only_when_asked(monkeypatch):
+    seen = []
+
+    def fake_collect(explainers, profile, seeds, protocols, reuse=True):
+        seen.append(reuse)
+        rows = pd.DataFrame(columns=["protocol", "metric", "lower_is_better", "explainer", "model", "dataset", "seed",
+                                     "value", "source", "paper"])
+        rows.attrs["skipped"] = []
+        return rows
+
+    monkeypatch.setattr(sc, "collect", fake_collect)
+    monkeypatch.setattr(sc, "protocol_ranks", lambda rows: pd.DataFrame(
+        columns=["protocol", "explainer", "paper", "rank", "rank_std", "position", "n_explainers"]))
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    sc.main(["--protocols", "eraser"])
+    sc.main(["--protocols", "eraser", "--recompute"])
+    assert seen == [True, False]

@@ -372,12 +372,15 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     ap.add_argument("--explainers", default="all", help="all, paper, or registered names separated by spaces")
     ap.add_argument("--protocols", default="", help="protocol names separated by spaces (default: every protocol)")
     ap.add_argument("--plugins", default="", help="modules or .py files that register explainers (as XAIBENCH_PLUGINS)")
+    ap.add_argument("--recompute", action="store_true",
+                    help="score everything again: neither the paper notebooks' stored rows nor the scorecard's own "
+                         "stored rows are reused (after retraining a model the protocols read)")
     args = ap.parse_args(argv)
     registry.load_plugins(args.plugins)
     check_explainer_list(args.explainers, "--explainers")
     use_profile(args.profile)
     rows = collect(args.explainers, profile=args.profile, seeds=parse_seeds(args.seeds, "--seeds"),
-                   protocols=args.protocols.split() or None)
+                   protocols=args.protocols.split() or None, reuse=not args.recompute)
     for s in rows.attrs.get("skipped", []):
         print(f"skipped {s['protocol']}: {s['reason']}")
     ranks = protocol_ranks(rows)
@@ -385,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     return rows
 
 
-__all__ = ["MIN_SHARED", "main", "collect", "rank_table", "protocol_ranks", "kendall_tau", "agreement_matrix",
+__all__ = ["MIN_SHARED", "main", "collect", "computed_store", "rank_table", "protocol_ranks", "kendall_tau", "agreement_matrix",
            "agreement_heatmap", "verdict", "markdown_table", "save_scorecard_table"]
 
 
