@@ -88,11 +88,9 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
 COMPUTED_VERSION = 1
 
 
-def _source_digest(obj: Any) -> str:
-    """SHA-256 (16 hex digits) of the file that defines ``obj`` (a class, a function, a partial's function or
-    an instance's class): an explainer factory's module; ``""`` when unknown."""
+def _source_file(obj: Any) -> Any:
+    """The file that defines ``obj`` (a class, a function, a partial's function or an instance's class), or None."""
     import functools
-    import hashlib
     import inspect
     from pathlib import Path
 
@@ -102,26 +100,28 @@ def _source_digest(obj: Any) -> str:
     try:
         path = inspect.getsourcefile(target)
     except TypeError:
-        return ""
-    if not path:
-        return ""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+        return None
+    return Path(path) if path else None
+
+
+def _source_digest(obj: Any) -> str:
+    """SHA-256 (16 hex digits) of the file that defines ``obj`` (an explainer factory's module); ``""`` when
+    unknown."""
+    import hashlib
+
+    path = _source_file(obj)
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path else ""
 
 
 def _package_digest(protocol: Any) -> str:
-    """:func:`_source_digest` of every ``.py`` file of the package that defines ``protocol``."""
+    """SHA-256 (16 hex digits) of every ``.py`` file of the package that defines ``protocol`` (its metrics
+    live beside it); ``""`` when unknown."""
     import hashlib
-    import inspect
-    from pathlib import Path
 
-    try:
-        path = inspect.getsourcefile(type(protocol))
-    except TypeError:
+    path = _source_file(protocol)
+    if path is None:
         return ""
-    if not path:
-        return ""
-    folder = Path(path).parent
-    files = sorted(folder.glob("*.py")) if (folder / "__init__.py").exists() else [Path(path)]
+    files = sorted(path.parent.glob("*.py")) if (path.parent / "__init__.py").exists() else [path]
     h = hashlib.sha256()
     for f in files:
         h.update(f.name.encode() + b"\0" + f.read_bytes())

@@ -73,27 +73,20 @@ class ImageAttributionGtProtocol(Protocol):
 
         return METHODS
 
-    def _jobs(self, profile: str) -> tuple[dict[int, tuple], object]:
-        """``{run seed: job}`` of notebook 25's species-group runs, and the configuration."""
-        from ...data.birds import all_classes
-        from . import image_runner as ir
-
-        gcfg, plan = _plan(profile)
-        jobs = ir.group_jobs(all_classes(), plan.group_kinds, plan.group_runs_per_kind, gcfg.group_size,
-                             NOTEBOOK_SEED)
-        return {NOTEBOOK_SEED + k: job for k, job in enumerate(jobs)}, gcfg
-
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
         from ...data.birds import all_classes, load_classes
         from . import image_runner as ir
 
-        jobs, gcfg = self._jobs(profile)
-        _, plan = _plan(profile)
+        gcfg, plan = _plan(profile)
         cfg = replace(gcfg, methods=tuple(names))
+        species = all_classes()
+        # notebook 25's species-group runs by seed (run k has seed NOTEBOOK_SEED + k)
+        stored = dict(enumerate(ir.group_jobs(species, plan.group_kinds, plan.group_runs_per_kind, gcfg.group_size,
+                                              NOTEBOOK_SEED), start=NOTEBOOK_SEED))
         frames, unlearned = [], []
         for seed in seeds:
             # a stored run's seed: its species groups and manipulation; another seed: a run of its own
-            job = jobs.get(seed) or ir.group_jobs(all_classes(), plan.group_kinds[:1], 1, gcfg.group_size, seed)[0]
+            job = stored.get(seed) or ir.group_jobs(species, plan.group_kinds[:1], 1, gcfg.group_size, seed)[0]
             _, pair, manip, r, track = job
             images = load_classes(sorted({c for g in pair for c in g}), size=cfg.preresize or None)
             summary, final, _ = ir.run_one(images, pair, manip, r, seed, cfg, track=track)
