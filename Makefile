@@ -17,7 +17,7 @@ INCLUSIVE_SEEDS ?= 42
 TASKS ?= binary ternary 5-way
 #: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
-#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 21, 25, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
+#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 10-11, 13, 20-25, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
 EXPLAINERS ?=
 #: SCORECARD_SEEDS -- seeds of the scorecard (notebook 30) for protocols with no stored results (else the stored results' seeds)
 SCORECARD_SEEDS ?= 42 43 44
@@ -136,31 +136,32 @@ foundation: stats $(REPORTS)/03_classifier_performance.ipynb ## notebooks 01-03 
 # CEBaB concept explainers (notebooks 10, 20)
 $(REPORTS)/10_concept_explainers.ipynb: $(TRAIN_REPORTS)
 $(REPORTS)/20_cebab_evaluation.ipynb: $(TRAIN_REPORTS) $(REPORTS)/10_concept_explainers.ipynb
-NB_PARAMS_10_concept_explainers = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
-NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL)
+NB_PARAMS_10_concept_explainers = -p model $(MODEL) -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
+NB_PARAMS_20_cebab_evaluation = -p models "$(MODELS)" -p tasks "$(TASKS)" -p seeds "$(SEEDS)" -p absa_model $(ABSA_MODEL) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 .PHONY: cebab human
 cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipynb ## CEBaB paper: concept explainers, Tables 4 and 10, Figures 2, 10-12
 
 # Human-grounded evaluation (notebooks 11, 21; 11 trains the CNNs that 21 reuses).  One seed per run
 # (the first of SEEDS): a seed costs a whole run of 21, most of it explaining the questions with LIME.
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
-NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS))
+NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 NB_PARAMS_21_human_grounded_evaluation = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
 # Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)
 .PHONY: faithfulness ge
+NB_PARAMS_23_counterfactual_faithfulness = -p seeds "$(SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 faithfulness: $(REPORTS)/23_counterfactual_faithfulness.ipynb ## Ge et al.: counterfactual faithfulness, Tables 1-3 (Adult, Movie Reviews)
 ge: faithfulness ## alias of faithfulness (Ge et al.)
 
 # Ground-truth attribution (Zhou et al. 2022; notebooks 13, 24 text; 25 images)
 #: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
 ATTR_GT_SEEDS ?= 0 1 2 3 4 5 6 7 8 9 10
-NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)"
+NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 # report 24 shows the attention-gap table of the stored variant runs: they run first (order only: stored
 # runs are reused, and a rerun of the variants alone does not make report 24 stale)
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb | attention-gap
-NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)"
+NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 .PHONY: attribution-gt attention-gap
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth

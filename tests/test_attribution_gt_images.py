@@ -87,3 +87,30 @@ def test_gradient_saliency_known_value_without_captum_warnings():
         saliency("shap", PatchNet(size=4, patch=2), x, [0, 1], n_samples=2, baselines=torch.zeros(1, 3, 4, 4))
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-7)
     assert not x.requires_grad  # the caller's tensor is left alone
+
+
+def test_watermark_glyph_size_known_values_and_ink():
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+
+    wm = mp.Manipulation("watermark", {"top": 40, "bottom": 200, "left": 10, "right": 214, "fontsize": 13})
+    assert wm.glyph_px(224) == 13 and wm.glyph_px(112) == 6 and wm.glyph_px(32) == 4   # scaled, at least 4 px
+    big = ir.sized_manipulation(wm, ir.ImageConfig(canvas=112, watermark_font_px=13))
+    assert big.glyph_px(112) == 13 and big.params["fontsize"] == 13 and "font_px=13" in big.name()
+    assert ir.sized_manipulation(wm, ir.ImageConfig(canvas=112)) is wm                   # 0: unchanged
+    blur = mp.Manipulation("blur", {"radius": 80, "blur_sigma": 2})
+    assert ir.sized_manipulation(blur, ir.ImageConfig(watermark_font_px=13)) is blur
+    img = np.full((112, 112, 3), 128, np.uint8)   # mid grey: every glyph pixel (black or white) changes it
+    ink = {m.glyph_px(112): int((m(img, np.random.default_rng(0)) != img).any(-1).sum()) for m in (wm, big)}
+    assert ink[13] > 2 * ink[6] > 0
+    assert not ((big(img, np.random.default_rng(0)) != img).any(-1) & ~big.er(112)).any()   # still inside the ER
+
+
+def test_image_store_key_omits_the_default_glyph_size():
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+
+    assert "watermark_font_px" not in ir.config_key(ir.ImageConfig())   # entries stored before the field: found
+    assert ir.config_key(ir.ImageConfig(watermark_font_px=13))["watermark_font_px"] == 13
+    assert ir.ImageConfig.groups("full").watermark_font_px == ir.PAPER_GLYPH_PX == 13
+    assert ir.ImageConfig.for_profile("full").watermark_font_px == 0    # the species-pair runs: unchanged
+    with pytest.raises(ValueError, match="watermark_font_px"):
+        ir.ImageConfig(watermark_font_px=-1)

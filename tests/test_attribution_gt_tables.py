@@ -159,3 +159,16 @@ def test_text_figures_have_readable_titles():
     assert {ax.get_title() for ax in fig.axes} == {"RL", "CR"}
     plt.close(fig)
     assert tp.rationale_cn_nc(rat[rat.dataset == "article"]) is None
+
+
+def test_watermark_glyph_table_pairs_runs_by_glyph_size():
+    from xaibench.evaluation.attribution_gt import tables as gt
+
+    group = pd.DataFrame({"run": [0, 8, 9], "manipulation": ["blur", "watermark", "watermark"], "glyph_px": [None, 13, 13],
+                          "test_acc": [0.99, 0.985, 0.96], "epochs": [3, 2, 1]})
+    glyph = pd.DataFrame({"run": [8, 9], "manipulation": "watermark", "glyph_px": [6, 6], "test_acc": [0.5, 0.57],
+                          "epochs": [20, 20]})
+    t = gt.watermark_glyph_table(group, glyph)
+    assert list(zip(t.run, t.glyph_px)) == [(8, 6), (8, 13), (9, 6), (9, 13)]   # the blur run is not part of it
+    assert list(t.learned) == [False, True, False, True] and list(t.ours) == [0.5, 0.985, 0.57, 0.96]
+    assert t.paper.isna().all() and t.metric.eq("test_acc").all()

@@ -103,3 +103,31 @@ def test_make_passes_explainers_only_where_asked():
     assert "explainers" not in images["25_attribution_gt_saliency"]
     given = _papermill_params("reports/full/25_attribution_gt_saliency.ipynb", "EXPLAINERS=cam")
     assert given["25_attribution_gt_saliency"]["explainers"] == "cam"
+
+
+def test_make_passes_explainers_to_every_notebook_with_an_explainer_list():
+    targets = ["reports/quick/" + nb + ".ipynb" for nb in LISTS]
+    default = _papermill_params(*targets, "PROFILE=quick")
+    given = _papermill_params(*targets, "PROFILE=quick", "EXPLAINERS=all")
+    for nb in LISTS:
+        assert "explainers" not in default[nb], nb                       # the recorded reports stay current
+        assert given[nb]["explainers"] == "all", nb
+
+
+#: the notebooks whose explainer list is the ``explainers`` parameter (besides 21, 25 and 30 above)
+LISTS = ("10_concept_explainers", "11_local_explainers", "13_attention_rationales", "20_cebab_evaluation",
+         "23_counterfactual_faithfulness", "24_attribution_ground_truth")
+
+
+@pytest.mark.parametrize("nb", LISTS)
+def test_notebook_explainer_parameter_defaults_to_the_papers_list(nb):
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / f"{nb}.ipynb").read_text())["cells"]
+    params = next(c for c in cells if "parameters" in c["metadata"].get("tags", []))
+    ns: dict = {}
+    exec("".join(params["source"]), ns)
+    assert ns["explainers"] == ""                                         # empty: the paper's list
+    code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code" and c is not params)
+    assert "run_list(explainers)" in code or "methods_for(explainers)" in code

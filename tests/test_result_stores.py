@@ -129,7 +129,7 @@ def images(dirs, monkeypatch):
 
     def run_one(imgs, pair, manip, r, seed, cfg, track=False):
         calls.append(seed)
-        summary = {"pair": "/".join(pair), "manip": manip.name(), "r": r, "seed": seed, "epochs": cfg.epochs,
+        summary = {"pair": "/".join(map(str, pair)), "manip": manip.name(), "r": r, "seed": seed, "epochs": cfg.epochs,
                    "test_acc": 0.5 + cfg.epochs / 100}
         final = pd.DataFrame({"method": ["gradient"], "attr_pct": [float(cfg.epochs)], "seed": [seed]})
         tr = pd.DataFrame({"epoch": [1], "attr_pct": [float(cfg.epochs)]}) if track else pd.DataFrame()
@@ -183,6 +183,38 @@ def test_image_store_leftovers_are_removed_on_the_next_run(images, dirs):
     _stale(leftover)
     ir.run_images(ir.ImageConfig(epochs=3), plan)
     assert not leftover.exists()
+
+
+def test_watermark_glyph_runs_repeat_the_group_runs_watermark_jobs(images, dirs, monkeypatch):
+    """The paired glyph-size experiment trains exactly the watermark jobs of run_groups (same species groups,
+    rectangle and seed), with only the glyph size changed, and is stored."""
+    from xaibench.data import birds
+
+    ir, _, calls = images
+    monkeypatch.setattr(birds, "all_classes", lambda: [f"s{i}" for i in range(12)])
+    monkeypatch.setattr(birds, "load_classes", lambda species, size=None: {})
+    seen = []
+    fake = ir.run_one
+
+    def run_one(imgs, pair, manip, r, seed, cfg, track=False):
+        seen.append((pair, ir.sized_manipulation(manip, cfg).name(), seed, cfg.watermark_font_px))
+        return fake(imgs, pair, manip, r, seed, cfg, track)
+
+    monkeypatch.setattr(ir, "run_one", run_one)
+    cfg = ir.ImageConfig(epochs=3, group_size=2, watermark_font_px=13)
+    kinds = ("blur", "watermark")
+    ir.run_groups(cfg, kinds, runs_per_kind=2)
+    groups = [s for s in seen if "watermark" in s[1]]
+    seen.clear()
+    runs = ir.watermark_glyph_runs(cfg, kinds, runs_per_kind=2, glyph_px=0)
+    assert [(p, s) for p, _, s, _ in seen] == [(p, s) for p, _, s, _ in groups] and len(seen) == 2
+    assert all(font == 0 for *_, font in seen) and all("font_px=13" in name for _, name, _, _ in groups)
+    assert [n.replace(", font_px=13", "") for _, n, _, _ in groups] == [n for _, n, _, _ in seen]
+    assert list(runs["run"]) == [2, 3]
+    ir.watermark_glyph_runs(cfg, kinds, runs_per_kind=2, glyph_px=0)
+    assert len(seen) == 2                                                        # stored
+    with pytest.raises(ValueError, match="no watermark runs"):
+        ir.watermark_glyph_runs(cfg, ("blur",), runs_per_kind=1)
 
 
 # ---------------------------------------------------------------------------------------------

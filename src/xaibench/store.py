@@ -64,6 +64,28 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def source_file(obj: Any) -> Any:
+    """The file that defines ``obj`` (a class, a function, a partial's function or an instance's class), or None."""
+    import functools
+    import inspect
+
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    target = obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)
+    try:
+        path = inspect.getsourcefile(target)
+    except TypeError:
+        return None
+    return Path(path) if path else None
+
+
+def source_digest(obj: Any) -> str:
+    """SHA-256 (16 hex digits) of the file that defines ``obj`` (e.g. an explainer factory's module): part of a
+    store key, so that editing an explainer's code recomputes its results; ``""`` when unknown."""
+    path = source_file(obj)
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path else ""
+
+
 class ResultStore:
     """Entries of one kind of result under ``root/name``, keyed by :func:`config_key`."""
 

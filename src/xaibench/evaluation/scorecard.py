@@ -88,29 +88,11 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
 COMPUTED_VERSION = 1
 
 
-def _source_file(obj: Any) -> Any:
-    """The file that defines ``obj`` (a class, a function, a partial's function or an instance's class), or None."""
-    import functools
-    import inspect
-    from pathlib import Path
-
-    while isinstance(obj, functools.partial):
-        obj = obj.func
-    target = obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)
-    try:
-        path = inspect.getsourcefile(target)
-    except TypeError:
-        return None
-    return Path(path) if path else None
-
-
 def _source_digest(obj: Any) -> str:
-    """SHA-256 (16 hex digits) of the file that defines ``obj`` (an explainer factory's module); ``""`` when
-    unknown."""
-    import hashlib
+    """:func:`xaibench.store.source_digest` (a name tests patch to simulate an edited explainer)."""
+    from ..store import source_digest
 
-    path = _source_file(obj)
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path else ""
+    return source_digest(obj)
 
 
 def _package_digest(protocol: Any) -> str:
@@ -118,7 +100,9 @@ def _package_digest(protocol: Any) -> str:
     live beside it); ``""`` when unknown."""
     import hashlib
 
-    path = _source_file(protocol)
+    from ..store import source_file
+
+    path = source_file(protocol)
     if path is None:
         return ""
     files = sorted(path.parent.glob("*.py")) if (path.parent / "__init__.py").exists() else [path]

@@ -24,6 +24,7 @@ about 1,000 training images per class as the paper's.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -34,6 +35,10 @@ from ...checks import check_count, check_images_uint8
 from .manipulations import Manipulation
 from .metrics import attr_pct
 from .reassign import reassign_labels_binary
+
+
+#: the watermark's glyph size of the authors' scripts on their 224-px images (fontsize 13)
+PAPER_GLYPH_PX = 13
 
 
 @dataclass
@@ -61,6 +66,8 @@ class ImageConfig:
     group_size: int = 0              # species per class (0: one species per class, the pair runs)
     n_test: int = 0                  # test images per class (0: all the rest)
     preresize: int = 0               # resize the originals to this side once on loading (0: keep 227 px)
+    # watermark glyph size in canvas pixels (0: the paper's fontsize, in 224-px units, scaled with the canvas)
+    watermark_font_px: int = 0
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -76,7 +83,7 @@ class ImageConfig:
                 raise ValueError(f"ImageConfig.{name}={getattr(self, name)!r} is not allowed; choose one of {ok}")
         if not 0 <= self.stop_val_acc <= 1:
             raise ValueError(f"ImageConfig.stop_val_acc={self.stop_val_acc!r} must lie in [0, 1] (0: no early stop)")
-        for name in ("group_size", "n_test", "preresize"):
+        for name in ("group_size", "n_test", "preresize", "watermark_font_px"):
             if getattr(self, name) < 0:
                 raise ValueError(f"ImageConfig.{name}={getattr(self, name)!r} must be >= 0 (0: off)")
 
@@ -91,15 +98,36 @@ class ImageConfig:
     def groups(cls, profile: str, **overrides) -> "ImageConfig":
         """The species-group protocol: 24 species per class (about 1,000 training / 100 validation /
         300 test images per class), 112-px canvas, stop at the first epoch with validation accuracy
-        >= 0.97 and read the best validation checkpoint; ``quick``: a tiny smoke version."""
+        >= 0.97 and read the best validation checkpoint, watermark glyphs of the paper's 13 px (not scaled
+        down with the canvas: :func:`watermark_glyph_runs`); ``quick``: a tiny smoke version."""
         if profile == "quick":
             base = dict(canvas=32, widths=(8, 16), epochs=2, group_size=3, n_train=60, n_val=10, n_test=20,
                         smoothgrad_samples=4, lime_samples=20, lime_segments=8, shap_samples=4, n_explain=4,
-                        stop_val_acc=0.97, best_checkpoint=True, preresize=40)
+                        stop_val_acc=0.97, best_checkpoint=True, preresize=40, watermark_font_px=PAPER_GLYPH_PX)
         else:
             base = dict(canvas=112, epochs=20, group_size=24, n_train=1000, n_val=100, n_test=300,
-                        stop_val_acc=0.97, best_checkpoint=True, preresize=140)
+                        stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX)
         return cls(**{**base, **overrides})
+
+
+def config_key(cfg: ImageConfig) -> dict:
+    """``cfg`` as a store key: its fields, without ``watermark_font_px`` when that is 0 (its default), so
+    entries stored before the field existed are still found."""
+    from dataclasses import asdict
+
+    d = asdict(cfg)
+    if not d.get("watermark_font_px"):
+        d.pop("watermark_font_px", None)
+    return d
+
+
+def sized_manipulation(manip: Manipulation, cfg: ImageConfig) -> Manipulation:
+    """``manip`` with the watermark's glyph size set to ``cfg.watermark_font_px`` canvas pixels (when
+    non-zero); any other manipulation unchanged.  At 112 px the paper's 13-px glyphs scaled with the
+    canvas are 6 px high and illegible."""
+    if manip.kind != "watermark" or not cfg.watermark_font_px:
+        return manip
+    return Manipulation("watermark", {**manip.params, "font_px": float(cfg.watermark_font_px)})
 
 
 def _resize(img: np.ndarray, size: int) -> np.ndarray:
@@ -267,6 +295,7 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
             raise ValueError(f"images[{cls!r}] is empty; each class of the pair needs images")
         for j, img in enumerate(images[cls]):
             check_images_uint8(img, f"images[{cls!r}][{j}]", ndim=(3,))
+    manip = sized_manipulation(manip, cfg)
     set_seed(seed)
     rng = np.random.default_rng(seed)
     sp = split_pair(images, pair, cfg, seed)
@@ -324,6 +353,8 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
                "epoch_read": read["epoch"], "epochs": len(hist), "stopped": stopped, "train_seconds": train_s,
                "n_train": len(sp["train"][1]), "n_test": len(xt), "n_explained": len(idx),
                "n_explained_positive": int(ex_y.sum())}
+    if manip.kind == "watermark":
+        summary["glyph_px"] = manip.glyph_px(S)  # the watermark's glyph height drawn on the canvas
     if not isinstance(pair[0], str):
         summary["classes"] = " / ".join("+".join(c) for c in pair)
     track_df = pd.DataFrame(track_rows)
@@ -370,8 +401,6 @@ def _run_jobs(images: dict, jobs: list[tuple], cfg: ImageConfig, seed: int, key:
     """:func:`run_one` for every ``(experiment, pair, manipulation, r, track)`` job (run ``k`` seeded
     ``seed + k``); the runs (tagged with ``key``), per-image Attr% and per-epoch tracking tables.
     The jobs are independent cells (:mod:`xaibench.executor`, ``XAIBENCH_SCHEDULER``)."""
-    import functools
-
     from ...executor import run_cells
 
     cells = [(pair, manip, r, seed + k, track) for k, (_, pair, manip, r, track) in enumerate(jobs)]
@@ -427,14 +456,12 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
     (``cfg``, the plan's species-pair fields :func:`pair_plan`, ``seed``), so a run killed part-way never pairs one run's models with another's
     attributions; a damaged entry is reported by name, removed and recomputed.
     """
-    from dataclasses import asdict
-
     from ...data.birds import DISTINCT_PAIRS, SIMILAR_PAIRS, load_classes
     from . import manipulations as mp
 
     names = ("images_runs", "images_attr", "images_track")
-    config = {"cfg": asdict(cfg), "plan": pair_plan(plan), "seed": seed}
-    key = str((asdict(cfg), pair_plan(plan), seed))
+    config = {"cfg": config_key(cfg), "plan": pair_plan(plan), "seed": seed}
+    key = str((config_key(cfg), pair_plan(plan), seed))
     store = images_store()
     if not force:
         cached = store.load(config)
@@ -478,9 +505,7 @@ GROUP_TABLES = ("images_groups_runs", "images_groups_attr", "images_groups_track
 
 def groups_config(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int) -> dict:
     """The store key of a :func:`run_groups` entry."""
-    from dataclasses import asdict
-
-    return {"cfg": asdict(cfg), "kinds": list(kinds), "runs_per_kind": runs_per_kind, "seed": seed,
+    return {"cfg": config_key(cfg), "kinds": list(kinds), "runs_per_kind": runs_per_kind, "seed": seed,
             "protocol": "species-groups"}
 
 
@@ -489,8 +514,6 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
     """Fig. 5/6 runs with species groups (``cfg.group_size`` species per class, :meth:`ImageConfig.groups`);
     stored like :func:`run_images`: the three tables ``images_groups_runs`` / ``_attr`` / ``_track`` as one
     entry of :func:`images_store` keyed on the whole configuration."""
-    from dataclasses import asdict
-
     from ...data.birds import all_classes, load_classes
 
     if cfg.group_size < 1:
@@ -499,7 +522,7 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
         raise ValueError(f"runs_per_kind={runs_per_kind!r} must be >= 1")
     names = GROUP_TABLES
     config = groups_config(cfg, kinds, runs_per_kind, seed)
-    key = str((asdict(cfg), tuple(kinds), runs_per_kind, seed))
+    key = str((config_key(cfg), tuple(kinds), runs_per_kind, seed))
     store = images_store()
     if not force:
         cached = store.load(config)
@@ -511,3 +534,34 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
     out = dict(zip(names, _run_jobs(images, jobs, cfg, seed, key, "species-group runs")))
     store.save(config, out)  # the three tables as one unit
     return out
+
+
+def watermark_glyph_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 0, glyph_px: int = 0,
+                         force: bool = False) -> pd.DataFrame:
+    """The watermark runs of :func:`run_groups` (the same jobs: species groups, rectangle, training seed) trained
+    again with the glyph size ``glyph_px`` (``ImageConfig.watermark_font_px``; 0: the paper's fontsize scaled with
+    the canvas): the paired experiment behind ``cfg.watermark_font_px``.  Only the runs table is kept (one row per
+    run: ``run`` is the job's index in :func:`run_groups`, ``glyph_px`` the glyph height drawn); stored in
+    :func:`images_store`, keyed on the configuration."""
+    from dataclasses import replace
+
+    from ...data.birds import all_classes, load_classes
+    from ...executor import run_cells
+
+    other = replace(cfg, watermark_font_px=int(glyph_px))
+    config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-watermark-glyphs"}
+    store = images_store()
+    if not force:
+        cached = store.load(config)
+        if cached is not None:
+            return cached["runs"]
+    jobs = [(k, job) for k, job in enumerate(group_jobs(all_classes(), kinds, runs_per_kind, cfg.group_size, seed))
+            if job[2].kind == "watermark"]
+    if not jobs:
+        raise ValueError(f"kinds={tuple(kinds)!r} has no watermark runs to compare glyph sizes on")
+    images = load_classes(sorted({c for _, (_, pair, *_) in jobs for g in pair for c in g}), size=cfg.preresize or None)
+    cells = [(pair, manip, r, seed + k, False) for k, (_, pair, manip, r, _) in jobs]
+    done = run_cells(functools.partial(_job_cell, images=images, cfg=other), cells, desc="watermark glyph runs")
+    runs = pd.DataFrame([{"experiment": "er-groups", "run": k, **summary} for (k, _), (summary, _, _) in zip(jobs, done)])
+    store.save(config, {"runs": runs})
+    return runs

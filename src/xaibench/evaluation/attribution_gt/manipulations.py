@@ -14,7 +14,8 @@ watermark glyph that would overflow its rectangle).
 * ``noise``: each pixel of the band ``top..bottom`` replaced by a uniform random colour with
   probability ``noise_p`` -- ER: the band.
 * ``watermark``: "IMG" + 4 random hex characters (one part white, the other black, at random)
-  at a random position inside the rectangle -- ER: the rectangle.
+  at a random position inside the rectangle -- ER: the rectangle.  The glyphs are ``fontsize`` scaled
+  with the canvas, or ``font_px`` canvas pixels when that parameter is given (legible text on a small canvas).
 """
 from __future__ import annotations
 
@@ -115,12 +116,18 @@ class Manipulation:
         out[hit] = rng.integers(0, 256, size=(int(hit.sum()), 3), dtype=np.uint8)
         return out
 
+    def glyph_px(self, size: int) -> int:
+        """A watermark's glyph size on a ``size``-px canvas: ``font_px`` canvas pixels when given
+        (ImageConfig.watermark_font_px), else ``fontsize`` scaled with the canvas (at least 4 px)."""
+        if self.params.get("font_px"):
+            return int(self.params["font_px"])
+        return max(4, int(round(self._s(size, "fontsize"))))
+
     def _watermark(self, img, size, rng):
         from PIL import Image, ImageDraw, ImageFont
 
         t, b, l, r = self._rect(size)
-        fs = max(4, int(round(self._s(size, "fontsize"))))
-        font = ImageFont.load_default(size=fs)
+        font = ImageFont.load_default(size=self.glyph_px(size))
         mx, my = 40 * size / 224, 10 * size / 224
         x = rng.uniform(l + mx, max(l + mx, r - mx))
         y = rng.uniform(t + my, max(t + my, b - my))

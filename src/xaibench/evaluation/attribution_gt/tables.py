@@ -209,6 +209,18 @@ def image_runs_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.D
     return out.assign(metric="test_acc", ours=out.test_acc, ours_std=np.nan, paper=np.nan, lower_is_better=False)
 
 
+def watermark_glyph_table(group_runs: pd.DataFrame, glyph_runs: pd.DataFrame,
+                          threshold: float = LEARNED_ACC) -> pd.DataFrame:
+    """The paired glyph-size experiment: the watermark species-group runs (``group_runs``, :func:`.image_runner.run_groups`)
+    beside the same runs with another glyph size (``glyph_runs``, :func:`.image_runner.watermark_glyph_runs`); one
+    row per (``run``, ``glyph_px``) with the test accuracy (``ours``), the epochs trained and read, and ``learned``."""
+    cols = ["run", "glyph_px", "manip", "er_size", "epochs", "epoch_read", "val_acc", "test_acc"]
+    both = pd.concat([group_runs[group_runs.manipulation == "watermark"], glyph_runs], ignore_index=True)
+    out = both[[c for c in cols if c in both.columns]].sort_values(["run", "glyph_px"]).reset_index(drop=True)
+    return out.assign(learned=out.test_acc > threshold, metric="test_acc", ours=out.test_acc, ours_std=np.nan,
+                      paper=np.nan, lower_is_better=False)
+
+
 def image_learned_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
     """Per protocol, experiment group and manipulation (and ``all`` over the manipulations): ``n_runs``,
     ``n_learned`` (test accuracy > ``threshold``), their share ``ours`` (metric ``share_learned``; the paper's

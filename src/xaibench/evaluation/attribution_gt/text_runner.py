@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,15 @@ from . import text_eval as te
 
 #: the project's local explainers applied to the attention model (model-generic ones)
 EXPLAINERS = ("random_words", "grad_x_input", "integrated_gradients", "lime", "shap")
+#: the mark of an explainer beyond :data:`EXPLAINERS` in the tables and figures
+ADDED = " (added)"
+
+
+def method_label(method: str) -> str:
+    """``method`` for attention and the explainers of :data:`EXPLAINERS`, ``"method (added)"`` for any other
+    (added through notebooks 13 / 24's ``explainers`` parameter, Make's ``EXPLAINERS``)."""
+    known = method in EXPLAINERS or method == "attention" or str(method).endswith(ADDED)
+    return method if known else f"{method}{ADDED}"
 
 
 @dataclass
@@ -186,7 +195,7 @@ def attention_model_dir(kind: str, seed: int, cfg: TextConfig):
     from ...store import config_key
 
     return (paths.models_dir() / "attribution_gt"
-            / f"attention-{kind}-seed{seed}-{config_key(asdict(cfg), TEXT_VERSION)}")
+            / f"attention-{kind}-seed{seed}-{config_key(asdict(paper_config(cfg)), TEXT_VERSION)}")
 
 
 def load_attention(df: pd.DataFrame, kind: str, cfg: TextConfig, seed: int | None = None):
@@ -226,16 +235,27 @@ def _models_ok(cfg: TextConfig) -> bool:
     return True
 
 
+def paper_config(cfg: TextConfig) -> TextConfig:
+    """``cfg`` with the explainer list :data:`EXPLAINERS`: what the attention runs, their saved models and the
+    rationale runs are stored under.  Explainers beyond that list are applied to the saved first-run models
+    afterwards and stored apart (:func:`run_added_explainers`), so adding one retrains nothing."""
+    return replace(cfg, explainers=EXPLAINERS)
+
+
 def run_text(df: pd.DataFrame, cfg: TextConfig, force: bool = False) -> dict[str, pd.DataFrame]:
     """Attention + explainers + rationales; each table stored as an entry keyed on the whole
-    configuration (reused unless ``force``; a damaged entry is reported by name and recomputed).
-    The attention table is reused only while the models it saved are there too."""
+    configuration with the explainer list :data:`EXPLAINERS` (:func:`paper_config`; reused unless ``force``;
+    a damaged entry is reported by name and recomputed).  The attention table is reused only while the
+    models it saved are there too.  The attention table holds attention and the explainers of
+    ``cfg.explainers``: naming some of :data:`EXPLAINERS` keeps only those; any other name is applied to
+    the saved first-run models by :func:`run_added_explainers` (its rows' ``method`` marked "(added)")."""
     out = {}
-    config = asdict(cfg)
-    for name, fn in (("attention", lambda: run_attention(df, cfg)[0]), ("rationales", lambda: run_rationales(df, cfg))):
+    base = paper_config(cfg)
+    config = asdict(base)
+    for name, fn in (("attention", lambda: run_attention(df, base)[0]), ("rationales", lambda: run_rationales(df, base))):
         store = text_store(name)
         cached = None if force else store.load(config)
-        if cached is not None and name == "attention" and not _models_ok(cfg):
+        if cached is not None and name == "attention" and not _models_ok(base):
             cached = None  # a saved model is missing or damaged: retrain the models with the table
         if cached is not None:
             out[name] = cached["table"]  # same configuration: reuse
@@ -243,4 +263,55 @@ def run_text(df: pd.DataFrame, cfg: TextConfig, force: bool = False) -> dict[str
             out[name] = fn()
             out[name]["config"] = str(config)
             store.save(config, {"table": out[name]})
+    att = out["attention"]
+    named = [n for n in cfg.explainers if n in EXPLAINERS]
+    att = att[(att["method"] == "attention") | att["method"].isin(named)]
+    added = [n for n in dict.fromkeys(cfg.explainers) if n not in EXPLAINERS]
+    if added:
+        att = pd.concat([att, run_added_explainers(df, cfg, added, att, force=force)], ignore_index=True)
+    out["attention"] = att.reset_index(drop=True)
     return out
+
+
+def run_added_explainers(df: pd.DataFrame, cfg: TextConfig, names, attention: pd.DataFrame,
+                         force: bool = False) -> pd.DataFrame:
+    """Rows of the attention table (``method`` marked "(added)") for registered local explainers beyond
+    :data:`EXPLAINERS`, applied like those to the saved first-run model of every ``cfg.explain_kinds``
+    dataset (the first ``cfg.n_explain`` test reviews).  One store entry per (dataset, explainer), keyed on
+    :func:`paper_config`, the explainer, its keyword arguments and its source file: notebooks 13 and 24
+    share them, and an edited explainer is applied again.  ``attention``: the attention table of ``cfg``
+    (its first-run rows give the run columns)."""
+    from ...explainers.local import LOCAL_EXPLAINERS, make_explainer
+    from ...store import source_digest
+
+    base = paper_config(cfg)
+    store = text_store("added_explainers")
+    run_cols = ["dataset", "run", "test_acc", "epochs", "val_acc", "train_seconds", "epoch_history", "config"]
+    rows = []
+    for kind in cfg.explain_kinds:
+        first = attention[(attention["method"] == "attention") & (attention["dataset"] == kind)
+                          & (attention["run"] == base.seeds[0])]
+        if not len(first):
+            continue
+        run = first.iloc[0][[c for c in run_cols if c in first.columns]].to_dict()
+        loaded = None
+        for name in names:
+            if name not in LOCAL_EXPLAINERS:
+                raise KeyError(f"explainers names {name!r}, which is not a registered local explainer; known: "
+                               f"{sorted(LOCAL_EXPLAINERS)}")
+            kwargs = cfg.explainer_kwargs.get(name, {})
+            key = {"config": asdict(base), "dataset": kind, "explainer": name, "kwargs": kwargs,
+                   "explainer_code": source_digest(LOCAL_EXPLAINERS[name])}
+            hit = None if force else store.load(key)
+            if hit is None:
+                if loaded is None:
+                    loaded = load_attention(df, kind, base)
+                model, ds = loaded
+                exp = make_explainer(name, **kwargs).fit(model)
+                t0 = time.time()
+                sh = te.explainer_attr(exp, ds.test, list(range(min(cfg.n_explain, len(ds.test)))))
+                hit = {"row": {"method": name, "n_reviews": len(sh), "seconds": time.time() - t0,
+                               **te.summarise_shares(sh)}}
+                store.save(key, hit)
+            rows.append({**run, **hit["row"], "method": method_label(name)})
+    return pd.DataFrame(rows)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims import Claim, Outcome, Tables, by_share, within
+from .runner import EXPLAINERS as PAPER_EXPLAINERS
 
 PAPER = "CEBaB (Abraham et al. 2022)"
 
@@ -51,8 +52,10 @@ def _need(df: pd.DataFrame, what: str) -> pd.DataFrame:
 # ---------------------------------------------------------------- helpers on cebab_icace_error
 def _icace(tables: Tables, metric: str | None = None, task: str | None = None, paper_model: str | None = None,
            value: str = "ours") -> pd.DataFrame:
-    """Rows of Table 10 with a value in ``value``, filtered; ``ours_std`` NaN -> 0."""
+    """Rows of Table 10 with a value in ``value``, filtered; ``ours_std`` NaN -> 0.  Only the paper's eight
+    explainers: the claims are about them (an explainer added through ``explainers`` is left out)."""
     t = tables(ICACE)
+    t = t[t["explainer"].isin(PAPER_EXPLAINERS)]
     if metric is not None:
         t = t[t["metric"] == metric]
     if task is not None:

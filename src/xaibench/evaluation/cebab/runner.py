@@ -41,6 +41,15 @@ from ..agreement import best_position, rank_agreement
 from . import metrics as cb
 
 EXPLAINERS = ("random", "approx", "conexp", "s-learner", "tcav", "conceptshap", "causalm", "inlp")
+#: the mark of an explainer that is not one of the paper's eight in our tables and figures
+ADDED = " (added)"
+
+
+def explainer_label(name: str) -> str:
+    """``name`` for one of the paper's eight explainers, ``"name (added)"`` for any other (registered by a
+    user or a plugin, run through notebook 10 / 20's ``explainers`` parameter): kept apart in the
+    Kendall tau against the paper and in the claims, which are about the paper's methods."""
+    return name if name in EXPLAINERS or str(name).endswith(ADDED) else f"{name}{ADDED}"
 TASK_TABLE = {"5-way": "Table 10a", "ternary": "Table 10b", "binary": "Table 10c"}
 QUICK_KW = {"conceptshap": {"epochs": 2}, "inlp": {"n_iter": 3, "epochs": 1},
             "causalm": {"epochs": 1, "head_epochs": 2}}
@@ -492,7 +501,8 @@ def best_method(group: pd.DataFrame, column: str) -> str:
 def kendall_agreement(table: pd.DataFrame) -> pd.DataFrame:
     """Kendall tau between our and the paper's ranking of explainers per (task, model, metric), with
     the best explainer by each: :func:`xaibench.evaluation.agreement.rank_agreement` in Table 10's
-    column names (``kendall_tau``, ``p_value``, ``n_explainers``); settings with fewer than three
+    column names (``kendall_tau``, ``p_value``, ``n_explainers``), over the explainers that both rank (an
+    added explainer has no paper value, so it is never "our best"); settings with fewer than three
     explainers that both rank are left out."""
     cols = ["task", "model", "metric", "kendall_tau", "p_value", "n_explainers", "best_ours", "best_paper"]
     if table.empty:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import pandas as pd
@@ -37,6 +37,8 @@ DATASETS: dict[str, tuple[dict, dict]] = {
 PAPER_DATASET = {"adult": "adults", "adult_dedup": "adults", "rt-polarity": "movie_reviews"}
 PAPER_ORDER = ("random", "omission", "lime", "anchor", "decision_boundary", "logistic_regression")
 PROJECT_ORDER = ("integrated_gradients", "grad_x_input", "shap")
+#: the mark of an explainer beyond notebook 23's own list (:func:`run_added`)
+ADDED = " (added)"
 #: explainer keyword arguments used by the protocol (documented in the notebook)
 EXPLAINER_KWARGS: dict[str, dict] = {"integrated_gradients": {"n_steps": 20}, "shap": {"max_evals": 50}}
 #: explainer variants: protocol name -> (explainer, keyword arguments); Omission with another removal
@@ -195,6 +197,22 @@ def run(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, force: bo
     if not frames:
         raise FileNotFoundError(f"no stored results for {list(datasets)} x seeds {list(seeds)}; run with compute=True")
     return pd.concat(frames, ignore_index=True)
+
+
+def run_added(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, added: Sequence[str],
+              force: bool = False, compute: bool = True) -> pd.DataFrame:
+    """:func:`run` of the explainers ``added`` beyond ``cfg.explainers`` (notebook 23's ``explainers``
+    parameter), with ``cfg``'s other settings: their own store entries, keyed on their list, so that adding an
+    explainer computes only its rows and the stored runs of ``cfg`` stay valid.  ``explainer`` is marked
+    "(added)"; the per-seed rows without an explainer (test accuracy, timing) are left out (those of ``cfg``'s
+    own run hold them, from the same seeded model).  Empty when nothing is added."""
+    extra = [e for e in dict.fromkeys(added) if e not in cfg.explainers]
+    if not extra:
+        return pd.DataFrame()
+    res = run(datasets, seeds, replace(cfg, explainers=tuple(extra)), force=force, compute=compute)
+    res = res[res["explainer"] != ""].copy()
+    res["explainer"] = res["explainer"] + ADDED
+    return res
 
 
 def _run_cell(cell: tuple[str, int], cfg: RunConfig) -> pd.DataFrame:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .kappa import kappa_table
-from .methods import PAPER_METHODS, explain_texts, method_label, table_label
+from .methods import PAPER_METHODS, explain_texts, table_label
 from .questions import BuildReport, build_task1, build_task2, build_task3
 from .readers import PARTICIPANTS, SimulatedReader, train_readers
 from ..agreement import rank_agreement
@@ -103,7 +103,7 @@ def explanation_panels(setup: Setup, inputs: Sequence[tuple[Any, int]], explanat
     """Per input: ``({method label: Attribution}, title)``, for :func:`xaibench.viz.html_heatmap`
     and :func:`xaibench.viz.heatmap_grid`.  ``explanations``: :func:`.methods.explain_texts` output."""
     names = setup.spec.class_names
-    return [({method_label(m): explanations[m][row.text] for m in methods},
+    return [({table_label(m): explanations[m][row.text] for m in methods},
              f"{setup.dataset} · {row.example_id} · predicted {names[p]} (true {names[int(row.label)]})")
             for row, p in inputs]
 
