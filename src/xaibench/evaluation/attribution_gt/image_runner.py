@@ -98,14 +98,14 @@ class ImageConfig:
     def groups(cls, profile: str, **overrides) -> "ImageConfig":
         """The species-group protocol: 24 species per class (about 1,000 training / 100 validation /
         300 test images per class), 112-px canvas, stop at the first epoch with validation accuracy
-        >= 0.97 and read the best validation checkpoint, watermark glyphs of the paper's 13 px (not scaled
+        >= 0.97 (at most 40 epochs) and read the best validation checkpoint, watermark glyphs of the paper's 13 px (not scaled
         down with the canvas: :func:`watermark_glyph_runs`); ``quick``: a tiny smoke version."""
         if profile == "quick":
             base = dict(canvas=32, widths=(8, 16), epochs=2, group_size=3, n_train=60, n_val=10, n_test=20,
                         smoothgrad_samples=4, lime_samples=20, lime_segments=8, shap_samples=4, n_explain=4,
                         stop_val_acc=0.97, best_checkpoint=True, preresize=40, watermark_font_px=PAPER_GLYPH_PX)
         else:
-            base = dict(canvas=112, epochs=20, group_size=24, n_train=1000, n_val=100, n_test=300,
+            base = dict(canvas=112, epochs=40, group_size=24, n_train=1000, n_val=100, n_test=300,
                         stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX)
         return cls(**{**base, **overrides})
 
