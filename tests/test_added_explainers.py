@@ -139,6 +139,10 @@ def test_text_added_explainer_is_applied_to_the_saved_model_and_retrains_nothing
     assert len(att) == len(plain) + 1 and len(first_word) == 2
     tr.run_text(None, added)                                      # stored: neither trained nor explained again
     assert len(first_word) == 2 and calls.count(("load", "article")) == 1
+    folder = tr.attention_model_dir("article", 0, cfg)
+    (folder / "model.pkl").write_bytes((folder / "model.pkl").read_bytes() + b"\0")   # the model was retrained
+    tr.run_text(None, added)
+    assert len(first_word) == 4 and calls.count(("load", "article")) == 2   # explained again, not a stale entry
     # naming some of the paper's explainers keeps only those beside attention
     some = tr.TextConfig.for_profile("quick")
     some.explainers = ("lime",)

@@ -278,8 +278,8 @@ def run_added_explainers(df: pd.DataFrame, cfg: TextConfig, names, attention: pd
     """Rows of the attention table (``method`` marked "(added)") for registered local explainers beyond
     :data:`EXPLAINERS`, applied like those to the saved first-run model of every ``cfg.explain_kinds``
     dataset (the first ``cfg.n_explain`` test reviews).  One store entry per (dataset, explainer), keyed on
-    :func:`paper_config`, the explainer, its keyword arguments and its source file: notebooks 13 and 24
-    share them, and an edited explainer is applied again.  ``attention``: the attention table of ``cfg``
+    :func:`paper_config`, the explainer, its keyword arguments, its source file and the saved model's files:
+    notebooks 13 and 24 share them, and an edited explainer or a retrained model is explained again.  ``attention``: the attention table of ``cfg``
     (its first-run rows give the run columns)."""
     from ...explainers.local import LOCAL_EXPLAINERS, make_explainer
     from ...store import source_digest
@@ -294,6 +294,7 @@ def run_added_explainers(df: pd.DataFrame, cfg: TextConfig, names, attention: pd
         if not len(first):
             continue
         run = first.iloc[0][[c for c in run_cols if c in first.columns]].to_dict()
+        model_digest = _folder_digest(attention_model_dir(kind, base.seeds[0], base))  # a retrained model: explain again
         loaded = None
         for name in names:
             if name not in LOCAL_EXPLAINERS:
@@ -301,7 +302,7 @@ def run_added_explainers(df: pd.DataFrame, cfg: TextConfig, names, attention: pd
                                f"{sorted(LOCAL_EXPLAINERS)}")
             kwargs = cfg.explainer_kwargs.get(name, {})
             key = {"config": asdict(base), "dataset": kind, "explainer": name, "kwargs": kwargs,
-                   "explainer_code": source_digest(LOCAL_EXPLAINERS[name])}
+                   "explainer_code": source_digest(LOCAL_EXPLAINERS[name]), "model": model_digest}
             hit = None if force else store.load(key)
             if hit is None:
                 if loaded is None:
@@ -315,3 +316,18 @@ def run_added_explainers(df: pd.DataFrame, cfg: TextConfig, names, attention: pd
                 store.save(key, hit)
             rows.append({**run, **hit["row"], "method": method_label(name)})
     return pd.DataFrame(rows)
+
+
+def _folder_digest(folder) -> str:
+    """SHA-256 (16 hex digits) of the names and bytes of the files in ``folder`` (a saved model); ``""`` when
+    it does not exist."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    folder = Path(folder)
+    if not folder.is_dir():
+        return ""
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(f.relative_to(folder)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
