@@ -186,3 +186,11 @@ def test_faithfulness_added_explainers_are_their_own_runs(tmp_path, monkeypatch)
     runner.run_added(["adult"], [1], cfg, ["shap"])
     runner.run(["adult"], [1], cfg)
     assert len(calls) == 2                                                   # both stored
+
+
+def test_one_mark_for_added_explainers():
+    from xaibench.evaluation.base import ADDED, mark_added
+
+    assert ADDED == " (added)" and mark_added("shap") == "shap (added)" == mark_added("shap (added)")
+    assert mark_added("lime", ("lime", "shap")) == "lime"               # one of the paper's: as it is
+    assert mark_added("") == "" and mark_added(None) is None            # summary rows name no method

@@ -45,6 +45,18 @@ def metric_lookup(metrics: dict[str, Metric], name: str) -> Metric:
 
 # ---- the one protocol interface -----------------------------------------------------------------
 #: the columns of every protocol's tidy score rows
+#: the mark of an explainer scored beside a paper's own list (Make's ``EXPLAINERS``) in tables and figures
+ADDED = " (added)"
+
+
+def mark_added(name: Any, known: Any = ()) -> Any:
+    """``name`` marked :data:`ADDED` (``"shap (added)"``), unless it is in ``known`` (the paper's list and any
+    other name shown as it is), is already marked, or is not a non-empty string (a summary row's empty method)."""
+    if not isinstance(name, str) or not name or name in known or name.endswith(ADDED):
+        return name
+    return f"{name}{ADDED}"
+
+
 ROW_COLUMNS = ("protocol", "metric", "lower_is_better", "explainer", "model", "dataset", "seed", "value")
 
 

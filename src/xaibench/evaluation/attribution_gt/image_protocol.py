@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ... import registry
-from ..base import Metric, Protocol
+from ..base import Metric, Protocol, mark_added
 from .tables import LEARNED_ACC
 
 METRIC = Metric("attr_pct", False, label="Attr% (image ground truth)",
@@ -128,9 +128,7 @@ def methods_for(explainers: str = "") -> tuple[str, ...]:
 def method_label(name):
     """``name``, marked ``(added)`` when it names an explainer that is not one of the paper's five saliency
     maps; anything else (a paper method, an empty or missing method of a summary row) unchanged."""
-    if not isinstance(name, str) or not name or PROTOCOL.is_paper(name):
-        return name
-    return f"{name} (added)"
+    return mark_added(name, PROTOCOL.paper_explainers)
 
 
 __all__ = ["METRIC", "NOTEBOOK_SEED", "ImageAttributionGtProtocol", "PROTOCOL", "unit_rows", "methods_for",

@@ -14,8 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import paths, registry
-from ..base import Metric, Protocol
-from .text_runner import ADDED
+from ..base import ADDED, Metric, Protocol
 
 METRIC = Metric("attr_pct", False, label="Attr% (ground truth)",
                 description="share of |relevance| on the ground-truth (correlated article) tokens")

@@ -18,20 +18,16 @@ import numpy as np
 import pandas as pd
 
 from ... import paths
+from ..base import mark_added
 from . import text_data as td
 from . import text_eval as te
 
 #: the project's local explainers applied to the attention model (model-generic ones)
 EXPLAINERS = ("random_words", "grad_x_input", "integrated_gradients", "lime", "shap")
-#: the mark of an explainer beyond :data:`EXPLAINERS` in the tables and figures
-ADDED = " (added)"
-
-
 def method_label(method: str) -> str:
     """``method`` for attention and the explainers of :data:`EXPLAINERS`, ``"method (added)"`` for any other
     (added through notebooks 13 / 24's ``explainers`` parameter, Make's ``EXPLAINERS``)."""
-    known = method in EXPLAINERS or method == "attention" or str(method).endswith(ADDED)
-    return method if known else f"{method}{ADDED}"
+    return mark_added(method, (*EXPLAINERS, "attention"))
 
 
 @dataclass

@@ -38,18 +38,15 @@ from ...io import read_parquet_cache, write_parquet
 from ...tables import aggregate_seeds, join_paper
 from ...progress import progress
 from ..agreement import best_position, rank_agreement
+from ..base import mark_added
 from . import metrics as cb
 
 EXPLAINERS = ("random", "approx", "conexp", "s-learner", "tcav", "conceptshap", "causalm", "inlp")
-#: the mark of an explainer that is not one of the paper's eight in our tables and figures
-ADDED = " (added)"
-
-
 def explainer_label(name: str) -> str:
     """``name`` for one of the paper's eight explainers, ``"name (added)"`` for any other (registered by a
     user or a plugin, run through notebook 10 / 20's ``explainers`` parameter): kept apart in the
     Kendall tau against the paper and in the claims, which are about the paper's methods."""
-    return name if name in EXPLAINERS or str(name).endswith(ADDED) else f"{name}{ADDED}"
+    return mark_added(name, EXPLAINERS)
 TASK_TABLE = {"5-way": "Table 10a", "ternary": "Table 10b", "binary": "Table 10c"}
 QUICK_KW = {"conceptshap": {"epochs": 2}, "inlp": {"n_iter": 3, "epochs": 1},
             "causalm": {"epochs": 1, "head_epochs": 2}}

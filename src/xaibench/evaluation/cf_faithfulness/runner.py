@@ -22,6 +22,7 @@ import pandas as pd
 from ... import paths
 from ...device import load_average, thread_count
 from ...store import ResultStore
+from ..base import ADDED, mark_added  # noqa: F401 - ADDED: notebook 23 marks its added explainers' names
 from . import metrics as cfm
 
 #: version of the stored result format; bump it when run_seed's output changes meaning or shape
@@ -37,8 +38,6 @@ DATASETS: dict[str, tuple[dict, dict]] = {
 PAPER_DATASET = {"adult": "adults", "adult_dedup": "adults", "rt-polarity": "movie_reviews"}
 PAPER_ORDER = ("random", "omission", "lime", "anchor", "decision_boundary", "logistic_regression")
 PROJECT_ORDER = ("integrated_gradients", "grad_x_input", "shap")
-#: the mark of an explainer beyond notebook 23's own list (:func:`run_added`)
-ADDED = " (added)"
 #: explainer keyword arguments used by the protocol (documented in the notebook)
 EXPLAINER_KWARGS: dict[str, dict] = {"integrated_gradients": {"n_steps": 20}, "shap": {"max_evals": 50}}
 #: explainer variants: protocol name -> (explainer, keyword arguments); Omission with another removal
@@ -211,7 +210,7 @@ def run_added(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, add
         return pd.DataFrame()
     res = run(datasets, seeds, replace(cfg, explainers=tuple(extra)), force=force, compute=compute)
     res = res[res["explainer"] != ""].copy()
-    res["explainer"] = res["explainer"] + ADDED
+    res["explainer"] = res["explainer"].map(mark_added)
     return res
 
 

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from ...explainers.base import applicable
 from ...progress import progress
+from ..base import mark_added
 
 #: the explainer output type the tasks can score
 ACCEPTS = "attribution"
@@ -61,7 +62,7 @@ def methods_for(explainers: Any = "") -> list[str]:
 
 def table_label(method: str) -> str:
     """:func:`method_label`, marked ``(added)`` for a method that is not one of the paper's nine."""
-    return method_label(method) if method in PAPER_METHODS else f"{method_label(method)} (added)"
+    return method_label(method) if method in PAPER_METHODS else mark_added(method_label(method))
 
 
 def method_label(method: str) -> str:
