@@ -17,7 +17,7 @@ INCLUSIVE_SEEDS ?= 42
 TASKS ?= binary ternary 5-way
 #: ABSA_MODEL -- model of the aspect-sentiment predictor (Approx / S-Learner explainers)
 ABSA_MODEL ?= minilm
-#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 10-11, 13, 20-25, 30): empty = the paper's list, all = every registered explainer that applies, or registered names
+#: EXPLAINERS -- explainers scored beside the paper's own (notebooks 10-13, 20-25, 30; counterfactual editors in 12 and 22): empty = the paper's list, all = every registered explainer that applies, or registered names
 EXPLAINERS ?=
 #: SCORECARD_SEEDS -- seeds of the scorecard (notebook 30) for protocols with no stored results (else the stored results' seeds)
 SCORECARD_SEEDS ?= 42 43 44
@@ -78,7 +78,7 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 	+@if test -x $(PY); then $(PY) -m xaibench.reports check PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
-	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' \
+	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' GROUP_SWEEPS='$(GROUP_SWEEPS)' \
 	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)' XAIBENCH_SCHEDULER='$(XAIBENCH_SCHEDULER)'; \
 	else echo "parameters are checked once $(VENV) exists (make env)"; fi
 
@@ -157,12 +157,14 @@ ge: faithfulness ## alias of faithfulness (Ge et al.)
 # Ground-truth attribution (Zhou et al. 2022; notebooks 13, 24 text; 25 images)
 #: ATTR_GT_SEEDS -- runs (dataset shuffles / model seeds) of the attention models (paper: 11)
 ATTR_GT_SEEDS ?= 0 1 2 3 4 5 6 7 8 9 10
+#: GROUP_SWEEPS -- notebook 25: Figs. 7-8 under the species-group protocol too (on, off; empty = auto: on when a GPU is present; ~2.5 h on 2 CPU cores)
+GROUP_SWEEPS ?=
 NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 # report 24 shows the attention-gap table of the stored variant runs: they run first (order only: stored
 # runs are reused, and a rerun of the variants alone does not make report 24 stale)
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb | attention-gap
 NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
-NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
+NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)") $(if $(strip $(GROUP_SWEEPS)),-p group_sweeps $(GROUP_SWEEPS))
 .PHONY: attribution-gt attention-gap
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 attention-gap: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention models with the paper's hidden size, training size, longer reviews (figures/tables/attribution_gt_attention_gap*; stored runs are reused)
@@ -173,8 +175,8 @@ attention-gap: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention models with the 
 CF_IMDB ?= 500
 #: CF_NEWSGROUPS -- Newsgroups test posts (paper: the whole split; 1000 keep notebook 22 under an hour on 2 CPU cores)
 CF_NEWSGROUPS ?= 1000
-NB_PARAMS_12_counterfactual_editors =
-NB_PARAMS_22_counterfactual_feedback = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF_NEWSGROUPS)
+NB_PARAMS_12_counterfactual_editors = $(if $(strip $(EXPLAINERS)),-p editors "$(EXPLAINERS)")
+NB_PARAMS_22_counterfactual_feedback = -p n_imdb $(CF_IMDB) -p n_newsgroups $(CF_NEWSGROUPS) $(if $(strip $(EXPLAINERS)),-p editors "$(EXPLAINERS)")
 .PHONY: cf-feedback
 cf-feedback: $(REPORTS)/12_counterfactual_editors.ipynb $(REPORTS)/22_counterfactual_feedback.ipynb ## Filandrianos et al.: three editors, feedback loop, Tables 1-5, Figures 1, 3-6
 

@@ -131,3 +131,18 @@ def test_notebook_explainer_parameter_defaults_to_the_papers_list(nb):
     assert ns["explainers"] == ""                                         # empty: the paper's list
     code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code" and c is not params)
     assert "run_list(explainers)" in code or "methods_for(explainers)" in code
+
+
+def test_make_passes_explainers_to_the_counterfactual_editor_notebooks():
+    targets = ["reports/quick/12_counterfactual_editors.ipynb", "reports/quick/22_counterfactual_feedback.ipynb"]
+    default = _papermill_params(*targets, "PROFILE=quick")
+    given = _papermill_params(*targets, "PROFILE=quick", "EXPLAINERS=all")
+    for nb in ("12_counterfactual_editors", "22_counterfactual_feedback"):
+        assert "editors" not in default[nb], nb                          # the paper's three, as recorded
+        assert given[nb]["editors"] == "all", nb
+
+
+def test_make_passes_group_sweeps_to_notebook_25_only_when_set():
+    target = "reports/quick/25_attribution_gt_saliency.ipynb"
+    assert "group_sweeps" not in _papermill_params(target, "PROFILE=quick")["25_attribution_gt_saliency"]
+    assert _papermill_params(target, "PROFILE=quick", "GROUP_SWEEPS=on")["25_attribution_gt_saliency"]["group_sweeps"] == "on"

@@ -37,7 +37,8 @@ class TokenLength(LocalExplainer):
 
 def test_every_paper_package_exposes_one_registered_protocol():
     ps = load_builtins()
-    assert {"human_grounded", "cf_faithfulness", "attribution_gt", "cebab", "eraser"} <= set(ps)
+    assert {"human_grounded", "cf_faithfulness", "attribution_gt", "cebab", "eraser", "cf_feedback"} <= set(ps)
+    assert [p.name for p in protocols_for("counterfactual")] == ["cf_feedback"]
     for p in ps.values():
         assert isinstance(p, Protocol) and p.paper and p.accepts and p.metrics and p.datasets
         assert all(m.lower_is_better in (True, False, None) for m in p.metrics.values())

@@ -35,6 +35,10 @@ def test_figures_required_counts_calls_outside_loops_and_one_per_cell_for_loops(
     assert figures_required("save_figure(f, 'a')\n[save_figure(f, n) for n in ns]") == 2
     assert figures_required("def f():\n    save_figure(f, 'a')\n") == 1
     assert figures_required("%matplotlib inline\nsave_figure(f, 'a')") == 1
+    # one of two branches runs: only what both show is required
+    assert figures_required("if on:\n    save_figure(f, 'a')\n    save_figure(g, 'b')\nelse:\n    print('off')") == 0
+    assert figures_required("if on:\n    save_figure(f, 'a')\n    save_figure(g, 'b')\nelse:\n    save_figure(h, 'c')\n"
+                            "save_figure(k, 'd')") == 2
     assert figures_required("fig.savefig('x.png')\nprint('save_figure')") == 0
     assert figures_required("this is not python (") == 0
 

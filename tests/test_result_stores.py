@@ -217,6 +217,55 @@ def test_watermark_glyph_runs_repeat_the_group_runs_watermark_jobs(images, dirs,
         ir.watermark_glyph_runs(cfg, ("blur",), runs_per_kind=1)
 
 
+def test_group_sweeps_jobs_and_store(images, dirs, monkeypatch):
+    """Figs. 7-8 under the species-group protocol: one pair of disjoint species groups per manipulation (all its
+    visibility levels) and per r-sweep manipulation (all its r values), the run's experiment names read back as the
+    sweep's group and level; the Fig. 5 group runs are not changed by drawing them; the runs are stored."""
+    from xaibench.data import birds
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+    from xaibench.evaluation.attribution_gt.tables import experiment_group, visibility_level
+
+    ir, _, calls = images
+    species = [f"s{i}" for i in range(12)]
+    plan = ir.ImagePlan(kinds=("blur", "watermark"), visibility_levels=(0, 2, 4), r_kinds=("noise",),
+                        r_values=(0.5, 1.0))
+    before = ir.group_jobs(species, plan.kinds, 2, 3, seed=0)
+    jobs = ir.group_sweep_jobs(species, plan, 3, seed=0)
+    assert ir.group_jobs(species, plan.kinds, 2, 3, seed=0) == before
+    assert len(jobs) == 2 * 3 + 1 * 2
+    exps = pd.Series([j[0] for j in jobs])
+    assert list(experiment_group(exps).unique()) == ["visibility-groups-blur", "visibility-groups-watermark", "r-groups"]
+    assert visibility_level(exps).tolist()[:6] == [0, 2, 4, 0, 2, 4] and visibility_level(exps).isna().sum() == 2
+    for k, kind in enumerate(plan.kinds):
+        mine = jobs[3 * k: 3 * k + 3]
+        assert len({j[1] for j in mine}) == 1 and all(j[2].kind == kind and j[3] == 0.5 for j in mine)
+        a, b = mine[0][1]
+        assert len(a) == len(b) == 3 and not set(a) & set(b)
+    assert [j[3] for j in jobs[6:]] == [0.5, 1.0] and all(j[2] == mp.R_SWEEP["noise"] for j in jobs[6:])
+
+    monkeypatch.setattr(birds, "all_classes", lambda: species)
+    monkeypatch.setattr(birds, "load_classes", lambda species, size=None: {})
+    cfg = ir.ImageConfig(epochs=3, group_size=3)
+    out = ir.run_group_sweeps(cfg, plan)
+    assert set(out) == set(ir.SWEEP_TABLES) and len(out["images_sweeps_runs"]) == len(calls) == 8
+    ir.run_group_sweeps(cfg, plan)
+    assert len(calls) == 8                                                       # stored
+    ir.run_group_sweeps(cfg, ir.ImagePlan(kinds=("blur",), visibility_levels=(0,), r_kinds=(), r_values=()))
+    assert len(calls) == 9                                                       # another plan: its own entry
+    with pytest.raises(ValueError, match="group_size"):
+        ir.run_group_sweeps(ir.ImageConfig(), plan)
+
+
+def test_group_sweeps_switch(monkeypatch):
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+
+    assert ir.sweeps_wanted("on") and ir.sweeps_wanted(" ON ") and not ir.sweeps_wanted("off")
+    monkeypatch.setenv("XAIBENCH_DEVICE", "cpu")
+    assert not ir.sweeps_wanted("auto")                                          # no GPU: not by default
+    with pytest.raises(ValueError, match="group_sweeps='maybe'"):
+        ir.sweeps_wanted("maybe")
+
+
 # ---------------------------------------------------------------------------------------------
 # Zhou et al.: text attention and rationale runs
 # ---------------------------------------------------------------------------------------------

@@ -384,7 +384,7 @@ def _now_ns() -> int:
 
 #: the Make parameters :func:`check_make_params` knows
 MAKE_PARAMS = ("PROFILE", "SEEDS", "INCLUSIVE_SEEDS", "ATTR_GT_SEEDS", "MODEL", "MODELS", "ABSA_MODEL", "TASKS",
-               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_PLUGINS", "EXPLAINERS", "SCORECARD_SEEDS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS",
+               "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_PLUGINS", "EXPLAINERS", "SCORECARD_SEEDS", "GROUP_SWEEPS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS",
                "XAIBENCH_SCHEDULER")
 
 
@@ -428,6 +428,9 @@ def check_make_param(name: str, value: str) -> None:
         if unknown:
             raise ValueError(f"{name}={value!r}: {unknown} are not registered explainers; use empty (the papers' "
                              f"methods), 'all', or names from {known}")
+    elif name == "GROUP_SWEEPS":
+        if value.strip().lower() not in ("", "auto", "on", "off"):
+            raise ValueError(f"{name}={value!r}: use on, off, or leave it empty (auto: on when a GPU is present)")
     elif name == "XAIBENCH_DEVICE":
         check_device(value)
     elif name == "XAIBENCH_THREADS":

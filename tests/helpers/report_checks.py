@@ -52,23 +52,31 @@ def _shows(call: ast.Call) -> bool:
 def figures_required(source: str) -> int:
     """How many PNGs running this cell must display at least: one per ``save_figure(...)`` call
     outside loops (and function bodies), plus one if any call sits in a loop (it may run any number
-    of times, but a report that shows none of them is wrong)."""
+    of times, but a report that shows none of them is wrong).  Of an ``if`` with an ``else`` (one of two runs),
+    only what both branches show is required: the fewer of the two."""
     tree = _python(source)
     if tree is None:
         return 0
-    plain, looped = 0, 0
 
-    def walk(node: ast.AST, in_loop: bool) -> None:
-        nonlocal plain, looped
-        if isinstance(node, ast.Call) and _shows(node):
-            if in_loop:
-                looped += 1
-            else:
-                plain += 1
-        for child in ast.iter_child_nodes(node):
-            walk(child, in_loop or isinstance(node, _LOOPS))
+    def count(nodes, in_loop: bool) -> tuple[int, int]:
+        plain, looped = 0, 0
+        for node in nodes:
+            if isinstance(node, ast.If) and node.orelse:
+                branches = [count([node.test], in_loop), count(node.body, in_loop), count(node.orelse, in_loop)]
+                totals = [b[0] + (1 if b[1] else 0) for b in branches[1:]]
+                pick = branches[1 + totals.index(min(totals))]
+                plain, looped = plain + branches[0][0] + pick[0], looped + branches[0][1] + pick[1]
+                continue
+            if isinstance(node, ast.Call) and _shows(node):
+                if in_loop:
+                    looped += 1
+                else:
+                    plain += 1
+            a, b = count(list(ast.iter_child_nodes(node)), in_loop or isinstance(node, _LOOPS))
+            plain, looped = plain + a, looped + b
+        return plain, looped
 
-    walk(tree, False)
+    plain, looped = count([tree], False)
     return plain + (1 if looped else 0)
 
 

@@ -17,6 +17,7 @@ protocol                  paper                             scores
 ``attribution_gt``        Zhou et al. (2022), text          attribution: Attr% on the ground-truth region
 ``attribution_gt_image``  Zhou et al. (2022), images        image attribution: Attr% in the manipulation's ER
 ``cebab``                 Abraham et al. (2022)             concept effect: ICaCE-Error
+``cf_feedback``           Filandrianos et al. (2023)        counterfactual: inc@n, flip rate, minimality
 ``eraser``                DeYoung et al. (2020), ERASER     attribution: comprehensiveness, sufficiency
 ========================  ================================  =================================================
 """
@@ -35,7 +36,7 @@ BUILTIN_MODULES = (
     "xaibench.explainers.counterfactual", "xaibench.explainers.saliency",
     "xaibench.evaluation.human_grounded.protocol", "xaibench.evaluation.cf_faithfulness.protocol",
     "xaibench.evaluation.attribution_gt.protocol", "xaibench.evaluation.attribution_gt.image_protocol",
-    "xaibench.evaluation.cebab.protocol",
+    "xaibench.evaluation.cebab.protocol", "xaibench.evaluation.cf_feedback.protocol",
     "xaibench.evaluation.eraser.protocol",
 )
 

@@ -198,7 +198,7 @@ def shapley_band(r_grid: np.ndarray, accuracy: float) -> np.ndarray:
 def fig8_attr_vs_r(attr: pd.DataFrame, run_table: pd.DataFrame):
     """Fig. 8: per r-sweep run, method and class, the mean Attr% on the ER against the label keep-probability
     r, one row of panels per class (top: the manipulated positives, as the paper; bottom: the unchanged
-    negatives); colour = manipulation, solid = similar pair, dashed = distinct pair, filled markers =
+    negatives); colour = manipulation, solid = similar pair, dashed = distinct pair, dotted = species groups, filled markers =
     learned runs.  Green: each run's own Shapley range (App. B.6) at its test accuracy, a vertical bar from
     the lower end to 1 at its r (no bar where the accuracy is <= 0.5); ``None`` without r runs."""
     import matplotlib.pyplot as plt
@@ -229,8 +229,8 @@ def fig8_attr_vs_r(attr: pd.DataFrame, run_table: pd.DataFrame):
             for (kind, ptype), g in sub.groupby(["manipulation", "pair_type"]):
                 g = g.sort_values("r")
                 colour = KIND_COLOURS.get(kind, "k")
-                line, = ax.plot(g.r, g.attr_pct, "-" if ptype == "similar" else "--", color=colour, lw=1)
-                handles[f"{kind}, {ptype} pair"] = line
+                line, = ax.plot(g.r, g.attr_pct, {"similar": "-", "distinct": "--"}.get(ptype, ":"), color=colour, lw=1)
+                handles[f"{kind}, species groups" if ptype == "groups" else f"{kind}, {ptype} pair"] = line
                 for _, rr in g.iterrows():
                     _marker(ax, rr.r, rr.attr_pct, colour, bool(rr.learned), size=25)
             if row == 0:

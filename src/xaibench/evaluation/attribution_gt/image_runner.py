@@ -565,3 +565,67 @@ def watermark_glyph_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int 
     runs = pd.DataFrame([{"experiment": "er-groups", "run": k, **summary} for (k, _), (summary, _, _) in zip(jobs, done)])
     store.save(config, {"runs": runs})
     return runs
+
+
+def group_sweep_jobs(species, plan: ImagePlan, group_size: int, seed: int = 0) -> list[tuple]:
+    """The Fig. 7 and Fig. 8 sweeps under the species-group protocol: per manipulation kind of ``plan.kinds`` one
+    pair of fresh disjoint species groups and one visibility sequence, a run per level of
+    ``plan.visibility_levels`` (r = 0.5; experiment ``visibility-groups-<kind>-<k>-<level>``); per kind of
+    ``plan.r_kinds`` one pair of species groups and a run per r of ``plan.r_values`` with the manipulation of the
+    paper's r sweep (experiment ``r-groups``).  Drawn from a generator of its own (``seed + 1``), so the Fig. 5
+    group runs (:func:`group_jobs`) are not changed by it."""
+    from . import manipulations as mp
+
+    rng = np.random.default_rng(seed + 1)
+    jobs = []
+    for k, kind in enumerate(plan.kinds):
+        groups = species_groups(species, group_size, rng)
+        seq = mp.visibility_sequence(kind, rng)
+        jobs += [(f"visibility-groups-{kind}-{k}-{lv}", groups, seq[lv], 0.5, False) for lv in plan.visibility_levels]
+    for kind in plan.r_kinds:
+        groups = species_groups(species, group_size, rng)
+        jobs += [("r-groups", groups, mp.R_SWEEP[kind], float(r), False) for r in plan.r_values]
+    return jobs
+
+
+#: the three tables of a :func:`run_group_sweeps` entry
+SWEEP_TABLES = ("images_sweeps_runs", "images_sweeps_attr", "images_sweeps_track")
+
+
+def run_group_sweeps(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
+    """Figs. 7-8 (visibility and r sweeps) under the species-group protocol (:func:`group_sweep_jobs`,
+    ``cfg`` from :meth:`ImageConfig.groups`): about 37 runs of 3-5 min each on 2 CPU cores in the full profile, so
+    notebook 25 runs them only when asked (``group_sweeps``; by default when a GPU is present).  Stored like
+    :func:`run_groups`: one entry of :func:`images_store` keyed on the configuration and the plan's sweep fields."""
+    from ...data.birds import all_classes, load_classes
+
+    if cfg.group_size < 1:
+        raise ValueError(f"run_group_sweeps needs cfg.group_size >= 1 species per class, got {cfg.group_size}")
+    config = {"cfg": config_key(cfg), "kinds": list(plan.kinds), "visibility_levels": list(plan.visibility_levels),
+              "r_kinds": list(plan.r_kinds), "r_values": [float(r) for r in plan.r_values], "seed": seed,
+              "protocol": "species-groups-sweeps"}
+    store = images_store()
+    if not force:
+        cached = store.load(config)
+        if cached is not None:
+            return {n: cached[n] for n in SWEEP_TABLES}
+    jobs = group_sweep_jobs(all_classes(), plan, cfg.group_size, seed)
+    if not jobs:
+        raise ValueError("the plan has no sweep runs: it needs kinds x visibility_levels or r_kinds x r_values")
+    images = load_classes(sorted({c for _, pair, *_ in jobs for g in pair for c in g}), size=cfg.preresize or None)
+    out = dict(zip(SWEEP_TABLES, _run_jobs(images, jobs, cfg, seed, str(config), "species-group sweeps")))
+    store.save(config, out)
+    return out
+
+
+def sweeps_wanted(choice: str) -> bool:
+    """Notebook 25's ``group_sweeps`` parameter: ``"on"`` / ``"off"``, or ``"auto"`` (on when the models train on a
+    GPU, :func:`xaibench.device.torch_device`)."""
+    choice = str(choice).strip().lower()
+    if choice not in ("auto", "on", "off"):
+        raise ValueError(f"group_sweeps={choice!r}: use auto (on when a GPU is present), on or off")
+    if choice == "auto":
+        from ...device import torch_device
+
+        return torch_device().type == "cuda"
+    return choice == "on"

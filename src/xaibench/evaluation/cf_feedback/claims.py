@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims import Claim, Outcome, Tables, by_share, same_order
+from .runner import EDITOR_ORDER
 
 PAPER = "Counterfactuals of counterfactuals (Filandrianos et al. 2023)"
 
@@ -66,9 +67,18 @@ def _share(holds: list[bool], what: str) -> Outcome:
     return by_share(float(np.mean(holds)), what)
 
 
+def _paper_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Only the paper's three editors' rows: the claims are about them (an editor added through ``editors`` /
+    Make's ``EXPLAINERS``, marked "(added)", is left out)."""
+    for col in ("editor", "comparison_editor"):
+        if col in df.columns:
+            df = df[df[col].isin(EDITOR_ORDER)]
+    return df
+
+
 def _inc(t: Tables) -> pd.DataFrame:
     """Table 1 as ``(dataset, n, editor) -> ours, paper``."""
-    df = t("cf_feedback_inconsistency")
+    df = _paper_rows(t("cf_feedback_inconsistency"))
     df["n"] = df["metric"].str.removeprefix("inc@").astype(int)
     return df.set_index(["dataset", "n", "editor"])[["ours", "paper"]]
 
@@ -90,7 +100,7 @@ def _step_inc(inc: pd.DataFrame, dataset: str, editor: str, col: str) -> dict[in
 
 
 def _flip(t: Tables) -> pd.DataFrame:
-    df = t("cf_feedback_flip_rate")
+    df = _paper_rows(t("cf_feedback_flip_rate"))
     df["n"] = df["metric"].str.removeprefix("flip_rate@").astype(int)
     return df
 
@@ -103,13 +113,13 @@ def _first_last(df: pd.DataFrame, dataset: str, editor: str, col: str) -> tuple[
 
 
 def _fluency(t: Tables, lm: str = "base", quantity: str = "nll") -> pd.DataFrame:
-    df = t("cf_feedback_fluency")
+    df = _paper_rows(t("cf_feedback_fluency"))
     return df[(df["lm"] == lm) & (df["quantity"] == quantity)].set_index(["dataset", "step", "editor"])
 
 
 def _pairs_significant(t: Tables, dataset: str, min_size: int, col: str) -> tuple[int, int]:
     """(cells with p < 0.05, cells) over editor pairs x steps at sample sizes >= ``min_size``."""
-    df = t("cf_feedback_sample_size")
+    df = _paper_rows(t("cf_feedback_sample_size"))
     df = df[(df["dataset"] == dataset) & (df["sample_size"] >= min_size) & (df["editor"] < df["comparison_editor"])]
     v = df[col].dropna()
     return int((v < ALPHA).sum()), int(len(v))
@@ -132,7 +142,7 @@ def _imdb_inc9_order(t: Tables) -> Outcome:
 def _news_mice_vs_polyjuice(t: Tables) -> Outcome:
     inc = _inc(t)
     m, p = (float(inc.loc[("newsgroups", 1, e), "ours"]) for e in ("mice", "polyjuice"))
-    st = t("cf_feedback_sample_size")
+    st = _paper_rows(t("cf_feedback_sample_size"))
     st = st[(st["dataset"] == "newsgroups") & (st["step"] == 1) & (st["editor"] == "mice")
             & (st["comparison_editor"] == "polyjuice")]
     row = st.sort_values("sample_size").iloc[-1]
@@ -193,7 +203,7 @@ def _polyjuice_erasure(t: Tables) -> Outcome:
 
 @_cells
 def _minimality_decreases(t: Tables) -> Outcome:
-    df = t("cf_feedback_per_step")
+    df = _paper_rows(t("cf_feedback_per_step"))
     df = df[(df["metric"] == "minimality") & (df["step"] >= 1)]
     holds, parts = [], []
     for (d, e), g in df.groupby(["dataset", "editor"]):

@@ -54,6 +54,34 @@ def tradeoff_store():
     return ResultStore(paths.results_dir() / "cf_feedback", "infiller_tradeoff", version=TRADEOFF_VERSION)
 
 
+def editor_order(names) -> list[str]:
+    """The editors among ``names`` in display order: the paper's three (:data:`EDITOR_ORDER`) first, then the
+    others (an editor added through ``editors`` / Make's ``EXPLAINERS``) as they come."""
+    names = list(dict.fromkeys(names))
+    return [e for e in EDITOR_ORDER if e in names] + [e for e in names if e not in EDITOR_ORDER]
+
+
+def chain_config(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_STEPS, seed: int = 42,
+                 predictor: str = "logreg", max_words: int | None = 400, max_train: int | None = None,
+                 lm_max_texts: int | None = 20000, infiller: str = "bigram") -> dict:
+    """The store key of :func:`run_experiment`'s chains.  An editor other than the paper's three (a registered
+    one) is keyed on its factory's source file too (``editor_code``), so an edited editor runs again."""
+    from ...explainers.counterfactual.mice import INFILLERS, TWO_SIDED_VERSION
+
+    config = {"dataset": dataset, "editor": editor, "n_texts": n_texts, "n_steps": n_steps, "seed": seed,
+              "predictor": predictor, "max_words": max_words, "max_train": max_train, "lm_max_texts": lm_max_texts}
+    if infiller != INFILLERS[0]:  # the default stays out of the key: stored default runs keep their entries
+        config["infiller"] = infiller
+        config["infiller_version"] = TWO_SIDED_VERSION
+    if editor not in EDITOR_ORDER:
+        from ... import registry
+        from ...store import source_digest
+
+        spec = next((s for s in registry.explainer_specs(family="counterfactual") if s.name == editor), None)
+        config["editor_code"] = source_digest(spec.factory) if spec is not None else ""
+    return config
+
+
 def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_STEPS, seed: int = 42,
                    predictor: str = "logreg", max_words: int | None = 400, progress: bool = True,
                    refresh: bool = False, max_train: int | None = None, lm_max_texts: int | None = 20000,
@@ -75,18 +103,15 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
 
     n_texts = check_count(n_texts, "n_texts", 1)  # before the predictor is trained
     n_steps = check_count(n_steps, "n_steps", 1)
-    from ...explainers.counterfactual.mice import INFILLERS, TWO_SIDED_VERSION
+    from ...explainers.counterfactual.mice import INFILLERS
 
     if infiller not in INFILLERS:
         raise ValueError(f"infiller={infiller!r}: use one of {INFILLERS}")
     if infiller != INFILLERS[0] and editor != "mice":
         raise ValueError(f"infiller={infiller!r} is a setting of the mice editor; editor={editor!r} takes the default")
-    config = {"dataset": dataset, "editor": editor, "n_texts": n_texts, "n_steps": n_steps, "seed": seed,
-              "predictor": predictor, "max_words": max_words, "max_train": max_train, "lm_max_texts": lm_max_texts}
-    editor_kw = {}
-    if infiller != INFILLERS[0]:  # the default stays out of the key: stored default runs keep their entries
-        config["infiller"] = editor_kw["infiller"] = infiller
-        config["infiller_version"] = TWO_SIDED_VERSION
+    config = chain_config(dataset, editor, n_texts, n_steps=n_steps, seed=seed, predictor=predictor,
+                          max_words=max_words, max_train=max_train, lm_max_texts=lm_max_texts, infiller=infiller)
+    editor_kw = {"infiller": infiller} if "infiller" in config else {}
     store = chains_store()
     cached = None if refresh else store.load(config)
     if cached is not None:
@@ -593,7 +618,7 @@ def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, s
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.6), squeeze=False)
     for ax, (col, label) in zip(axes[0], metrics):
         data = sub.dropna(subset=[col])
-        sns.boxplot(data=data, x="step", y=col, hue="editor", hue_order=list(EDITOR_ORDER), ax=ax,
+        sns.boxplot(data=data, x="step", y=col, hue="editor", hue_order=editor_order(data["editor"]), ax=ax,
                     showfliers=True, fliersize=1.5, linewidth=0.8, showmeans=True,
                     meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black",
                                "markersize": 3.5})
@@ -631,7 +656,7 @@ def plot_lengths(chains: pd.DataFrame):
     df["input_bin"] = (df["input_tokens"] // 50) * 50 + 25  # the bin's centre: output = input lies on the diagonal
     fig, axes = plt.subplots(1, df["dataset"].nunique(), figsize=(11, 3.8), squeeze=False)
     for ax, (d, g) in zip(axes[0], df.groupby("dataset")):
-        sns.lineplot(data=g, x="input_bin", y="output_tokens", hue="editor", hue_order=list(EDITOR_ORDER),
+        sns.lineplot(data=g, x="input_bin", y="output_tokens", hue="editor", hue_order=editor_order(g["editor"]),
                      marker="o", ax=ax, errorbar=None)
         lim = g["input_bin"].max() + 25
         ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="output = input")

@@ -1,0 +1,117 @@
+"""The counterfactual-feedback protocol object (Filandrianos et al.): a user's editor, registered with one call, is
+run and scored beside the paper's three with no protocol code edited; its scores have known values; its chains
+are stored and read back (never recomputed), and an edited editor runs again."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from xaibench import paths
+
+
+class _Model:
+    """Predicts class 1 exactly when the text contains the word "good"."""
+    n_classes = 2
+    kind = "fake"
+
+    def predict_proba(self, texts):
+        p = np.array([0.9 if "good" in t.split() else 0.2 for t in texts])
+        return np.stack([1 - p, p], axis=1)
+
+
+TEXTS = ["good film here now", "bad film here now"]
+
+
+@pytest.fixture()
+def toy(tmp_path, monkeypatch):
+    """A registered toy editor that deletes the first word (one candidate per text), a fake predictor and two
+    fixed texts, all results under ``tmp_path``."""
+    from xaibench import registry
+    from xaibench.data import cf_data
+    from xaibench.evaluation.protocol import load_builtins
+    from xaibench.explainers.base import CounterfactualExplainer
+    from xaibench.models import cf_predictors
+
+    load_builtins()
+    monkeypatch.setattr(paths, "results_dir", lambda: tmp_path / "results")
+    monkeypatch.setattr(paths, "cache_dir", lambda: tmp_path / "cache")
+    monkeypatch.setattr(cf_predictors, "get_predictor", lambda *a, **k: _Model())
+    monkeypatch.setattr(cf_data, "sample_test", lambda d, n, seed=42, max_words=None: pd.DataFrame(
+        {"text": TEXTS[:n], "label": [1, 0][:n]}))
+    monkeypatch.setattr(registry, "_EXPLAINERS", dict(registry._EXPLAINERS))  # restored after the test
+    calls = []
+
+    class DropFirst(CounterfactualExplainer):
+        name = "toy_drop_first"
+
+        def explain(self, texts, targets=None):
+            calls.append(len(texts))
+            return [[" ".join(t.split()[1:])] if len(t.split()) > 1 else [] for t in texts]
+
+    registry.register_explainer("toy_drop_first", DropFirst)
+    return calls
+
+
+def test_chain_scores_known_values():
+    from xaibench.evaluation.cf_feedback.protocol import chain_scores
+
+    # two texts, two steps: minimality 2 then 3 (inc relu(3-2) = 1) and 4 then 1 (inc 0); step 1 flips one text
+    chains = pd.DataFrame({"text_id": [0, 0, 0, 1, 1, 1], "step": [0, 1, 2, 0, 1, 2],
+                           "minimality": [0, 2, 3, 0, 4, 1], "flipped": [False, True, False, False, False, True],
+                           "carried": [False] * 6})
+    got = chain_scores(chains, n_steps=2)
+    assert got == {"inc": 0.5, "flip_rate": 0.5, "minimality": 3.0}
+    # a carried first step (the editor returned nothing) is no edit: left out of minimality, counted as no flip
+    chains.loc[4, ["carried", "minimality"]] = [True, 0]
+    assert chain_scores(chains, n_steps=2)["minimality"] == 2.0
+
+
+def test_a_registered_editor_is_scored_beside_the_paper_editors(toy):
+    from xaibench.evaluation.cf_feedback.protocol import PROTOCOL, SETTINGS
+
+    assert PROTOCOL.explainer_names("") == ["mice", "polyjuice", "textfooler"]
+    assert PROTOCOL.run_list("all") == ["mice", "polyjuice", "textfooler", "toy_drop_first"]
+    assert PROTOCOL.run_list("toy_drop_first") == ["mice", "polyjuice", "textfooler", "toy_drop_first"]
+    assert PROTOCOL.run_list("mice toy_drop_first") == ["mice", "toy_drop_first"]
+    assert SETTINGS["quick"]["samples"] == {"imdb": 2}
+
+    rows = PROTOCOL.score("toy_drop_first", profile="quick", seeds=[42])
+    got = rows.set_index("metric")["value"].to_dict()
+    # step 1 drops "good" (flips text 0) and "bad" (no flip): one word each; step 2 drops "film": no change of
+    # minimality, so no inconsistency
+    assert got == {"inc": 0.0, "flip_rate": 0.5, "minimality": 1.0}
+    assert set(rows["explainer"]) == {"toy_drop_first"} and set(rows["dataset"]) == {"imdb"}
+    assert dict(zip(rows["metric"], rows["lower_is_better"])) == {"inc": True, "flip_rate": False, "minimality": True}
+
+    # stored: read back by stored() and by a second score, which edits nothing
+    n_calls = len(toy)
+    stored = PROTOCOL.stored("quick")
+    pd.testing.assert_frame_equal(stored.sort_values("metric").reset_index(drop=True),
+                                  rows.sort_values("metric").reset_index(drop=True))
+    PROTOCOL.score("toy_drop_first", profile="quick", seeds=[42])
+    assert len(toy) == n_calls
+    assert PROTOCOL.stored("full").empty  # another profile's settings: not these chains
+
+
+def test_an_edited_editor_runs_again(toy, monkeypatch):
+    from xaibench.evaluation.cf_feedback import runner as R
+    from xaibench.evaluation.cf_feedback.protocol import PROTOCOL
+
+    PROTOCOL.score("toy_drop_first", profile="quick", seeds=[42])
+    n_calls = len(toy)
+    key = R.chain_config("imdb", "toy_drop_first", 2, n_steps=2)
+    assert key["editor_code"]  # the editor's source file is part of the key
+    assert "editor_code" not in R.chain_config("imdb", "mice", 2)  # the paper's three keep their stored entries
+    import xaibench.store
+
+    monkeypatch.setattr(xaibench.store, "source_digest", lambda obj: "edited")
+    PROTOCOL.score("toy_drop_first", profile="quick", seeds=[42])
+    assert len(toy) > n_calls
+
+
+def test_claims_read_the_paper_editors_only():
+    from xaibench.evaluation.cf_feedback.claims import _paper_rows
+
+    df = pd.DataFrame({"editor": ["mice", "toy (added)", "textfooler"],
+                       "comparison_editor": ["textfooler", "mice", "toy (added)"]})
+    assert _paper_rows(df)["editor"].tolist() == ["mice"]
+    assert _paper_rows(df[["editor"]])["editor"].tolist() == ["mice", "textfooler"]
