@@ -203,9 +203,9 @@ claims: $(STAMP) ## regenerate every paper's claims table from the committed tab
 TEST_WORKERS ?= 2
 # idle OpenMP threads sleep instead of spinning, so two workers on two cores do not slow each other
 PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -v --durations=15 \
-	-n $(TEST_WORKERS) --dist load
+	-n $(TEST_WORKERS) --dist loadgroup
 .PHONY: test test-all bench
-test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (< 15 min)
+test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (about 10 min)
 	$(PYTEST)
 
 test-all: $(DATA_STAMP) ## every test, including the slow ones

@@ -65,7 +65,32 @@ def _notebook_groups() -> list:
     return sorted(groups, key=lambda g: g[0].name)
 
 
-@pytest.mark.parametrize("group", _notebook_groups(), ids=lambda g: "+".join(p.stem for p in g))
+#: seconds a smoke run of a notebook takes from a fresh clone on 2 CPU cores (about; the slowest-tests list of
+#: `make test`), to balance the runs over the two workers; a notebook not listed counts 30 s
+SMOKE_SECONDS = {"01": 29, "02": 20, "03": 5, "10": 15, "20": 22, "11": 20, "21": 20, "12": 40, "22": 120, "30": 40,
+                 "13": 25, "24": 10, "23": 27, "25": 15}
+
+
+def _worker_split(groups: list, workers: int = 2) -> list[int]:
+    """The worker (0 .. workers-1) of each notebook group: longest first, each to the least loaded worker, so that
+    `make test`'s two pytest-xdist workers (``--dist loadgroup``) run about the same notebook time; the unit tests
+    fill in around them."""
+    load = [0.0] * workers
+    out = [0] * len(groups)
+    cost = [sum(SMOKE_SECONDS.get(p.name[:2], 30) for p in g) for g in groups]
+    for i in sorted(range(len(groups)), key=lambda i: -cost[i]):
+        w = load.index(min(load))
+        out[i], load[w] = w, load[w] + cost[i]
+    return out
+
+
+def _group_params() -> list:
+    groups = _notebook_groups()
+    return [pytest.param(g, id="+".join(p.stem for p in g), marks=pytest.mark.xdist_group(f"notebooks-{w}"))
+            for g, w in zip(groups, _worker_split(groups))]
+
+
+@pytest.mark.parametrize("group", _group_params())
 def test_notebook_runs_in_quick_profile(group, tmp_path, monkeypatch):
     for nb_path in group:
         _run_quick(nb_path, tmp_path, monkeypatch)
@@ -94,3 +119,13 @@ def _run_quick(nb_path, tmp_path, monkeypatch):
     if any(figures_required(c.source) for c in code_cells(report)):
         assert sum(png_outputs(c) for c in code_cells(report)) >= 1, \
             f"{nb_path.name} saves figures but its executed report shows none (save_figure displays them)"
+
+
+def test_worker_split_balances_the_notebook_time():
+    from pathlib import Path
+
+    groups = [[Path("22_x")], [Path("12_a"), Path("30_b")], [Path("01_c")], [Path("23_d")]]
+    # costs 120, 80, 29, 27: 120 -> worker 0, 80 -> 1, 29 -> 1 (109), 27 -> 1 (136)
+    assert _worker_split(groups) == [0, 1, 1, 1]
+    assert _worker_split(groups, workers=1) == [0, 0, 0, 0]
+    assert sorted(set(_worker_split(_notebook_groups()))) == [0, 1]
