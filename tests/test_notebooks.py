@@ -67,8 +67,8 @@ def _notebook_groups() -> list:
 
 #: seconds a smoke run of a notebook takes from a fresh clone on 2 CPU cores (about; the slowest-tests list of
 #: `make test`), to balance the runs over the two workers; a notebook not listed counts 30 s
-SMOKE_SECONDS = {"01": 29, "02": 20, "03": 5, "10": 15, "20": 22, "11": 20, "21": 20, "12": 40, "22": 120, "30": 40,
-                 "13": 25, "24": 10, "23": 27, "25": 15}
+SMOKE_SECONDS = {"01": 29, "02": 30, "03": 6, "10": 20, "20": 30, "11": 24, "21": 24, "12": 60, "22": 170, "30": 48,
+                 "13": 23, "24": 10, "23": 45, "25": 18}
 
 
 def _worker_split(groups: list, workers: int = 2) -> list[int]:
