@@ -115,3 +115,68 @@ def test_claims_read_the_paper_editors_only():
                        "comparison_editor": ["textfooler", "mice", "toy (added)"]})
     assert _paper_rows(df)["editor"].tolist() == ["mice"]
     assert _paper_rows(df[["editor"]])["editor"].tolist() == ["mice", "textfooler"]
+
+
+def test_run_experiments_runs_each_missing_setting_once_in_input_order(toy, monkeypatch):
+    import xaibench.executor
+    from xaibench.evaluation.cf_feedback import runner as R
+
+    sent = []
+    real = xaibench.executor.run_cells
+
+    def spy(fn, items, desc=None, on_result=None, cell_threads=None):
+        sent.append(([(c["editor"], c["n_texts"]) for c in items], cell_threads))
+        return real(fn, items, desc=desc, on_result=on_result, cell_threads=cell_threads)
+
+    monkeypatch.setattr(xaibench.executor, "run_cells", spy)
+    R.run_experiment("imdb", "toy_drop_first", 1, n_steps=2, progress=False)
+    one = R.run_experiment("imdb", "toy_drop_first", 1, n_steps=2, progress=False)[0]  # as stored
+    runs = [dict(dataset="imdb", editor="toy_drop_first", n_texts=n, n_steps=2) for n in (1, 2, 2)]
+    got = R.run_experiments(runs, progress=False)
+    # the stored n=1 run is read back; the two identical n=2 runs are one cell, sent with cell_threads=1
+    assert sent == [([("toy_drop_first", 2)], 1)]
+    pd.testing.assert_frame_equal(got[0][0], one)
+    pd.testing.assert_frame_equal(got[1][0], got[2][0])
+    assert [len(c) for c, _ in got] == [3, 6, 6] and got[1][1]["n_texts"] == 2
+    # all stored now: nothing is sent again, and run_experiment reads the same chains back
+    n_calls = len(toy)
+    again = R.run_experiments(runs, progress=False)
+    assert len(toy) == n_calls and sent[-1][0] == []
+    pd.testing.assert_frame_equal(again[1][0], R.run_experiment("imdb", "toy_drop_first", 2, n_steps=2)[0])
+    with pytest.raises(ValueError, match="n_texts"):
+        R.run_experiments([dict(dataset="imdb", editor="toy_drop_first")])
+    with pytest.raises(ValueError, match="infiller='two-sided' is a setting of the mice editor"):
+        R.run_experiments([dict(dataset="imdb", editor="toy_drop_first", n_texts=1, infiller="two-sided")])
+
+
+def test_run_experiments_hands_out_the_longest_runs_first(toy, monkeypatch):
+    import xaibench.executor
+    from xaibench.evaluation.cf_feedback import runner as R
+
+    sent = []
+    monkeypatch.setattr(xaibench.executor, "run_cells", lambda fn, items, desc=None, on_result=None,
+                        cell_threads=None: sent.extend((c["dataset"], c["editor"]) for c in items) or
+                        [(pd.DataFrame(), {})] * len(items))
+    runs = [dict(dataset=d, editor=e, n_texts=n) for d, n in (("imdb", 500), ("newsgroups", 1000))
+            for e in ("polyjuice", "textfooler", "mice")]
+    R.run_experiments(runs, progress=False)
+    # texts x CHAIN_COST: 2000, then 1000 twice (ties keep the input order), 500, 50, 25
+    assert sent == [("newsgroups", "textfooler"), ("imdb", "textfooler"), ("newsgroups", "mice"),
+                    ("imdb", "mice"), ("newsgroups", "polyjuice"), ("imdb", "polyjuice")]
+
+
+@pytest.mark.slow
+def test_editor_chains_are_the_same_in_worker_processes(tmp_path, monkeypatch):
+    """Real editors on real texts: the chains two local worker processes compute equal the serial ones."""
+    from xaibench.evaluation.cf_feedback import runner as R
+
+    monkeypatch.setattr(paths, "results_dir", lambda: tmp_path / "results")  # the driver's stores only
+    runs = [dict(dataset=d, editor=e, n_texts=2, n_steps=2, max_train=500, lm_max_texts=200)
+            for d in ("imdb", "newsgroups") for e in ("polyjuice", "textfooler")]
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "serial")
+    serial = R.run_experiments(runs, progress=False)
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "processes:2")
+    parallel = R.run_experiments(runs, refresh=True, progress=False)
+    for (a, sa), (b, sb) in zip(serial, parallel):
+        pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
+        assert sa["n_edit_steps"] == sb["n_edit_steps"]

@@ -123,10 +123,34 @@ def test_processes_fit_the_cores_and_more_workers_than_fit_are_warned_about(monk
     monkeypatch.setattr(executor.os, "cpu_count", lambda: 8)
     monkeypatch.setenv("XAIBENCH_THREADS", "2")
     assert executor.get_executor("processes").n_workers() == 4
-    with pytest.warns(RuntimeWarning, match=r"5 workers x XAIBENCH_THREADS=2 .* exceed the 8 cores.*at most 4"):
+    with pytest.warns(RuntimeWarning, match=r"5 workers x 2 threads per cell exceed the 8 cores.*at most 4"):
         assert executor.get_executor("processes:5").n_workers() == 5
     with pytest.warns(RuntimeWarning, match=r"dask-local:9: 9 workers"):
         assert executor.get_executor("dask-local:9").n_workers() == 9
+
+
+def test_cells_that_keep_one_thread_busy_get_a_worker_per_core(monkeypatch):
+    # cell_threads=1 (a mostly single-threaded cell, e.g. an editor chain): as many workers as cores, no
+    # warning, while the workers keep XAIBENCH_THREADS torch threads (the results do not change)
+    import warnings
+
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("XAIBENCH_THREADS", "2")
+    ex = executor.get_executor("processes")
+    assert ex.n_workers() == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ex.n_workers(cell_threads=1) == 2
+    assert executor.worker_env()["XAIBENCH_THREADS"] == "2"
+    with pytest.warns(RuntimeWarning, match=r"3 workers x 1 threads per cell exceed the 2 cores.*at most 2"):
+        assert executor.get_executor("processes:3").n_workers(cell_threads=1) == 3
+
+
+def test_processes_backend_passes_cell_threads_on(monkeypatch):
+    seen = []
+    monkeypatch.setattr(executor.Executor, "n_workers", lambda self, cell_threads=None: seen.append(cell_threads) or 1)
+    out = executor.get_executor("processes").map(failing_cell, [1, 3, 4], cell_threads=1)
+    assert out == [1, 3, 4] and seen == [1]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -113,28 +113,32 @@ class Executor:
     def parallel(self) -> bool:
         return self.kind != "serial"
 
-    def n_workers(self) -> int:
+    def n_workers(self, cell_threads: int | None = None) -> int:
         """Local worker processes of a ``processes`` or ``dask-local`` backend (explicit N, else as many
-        as fit the cores with ``XAIBENCH_THREADS`` torch threads each); more than fit is warned about."""
+        as fit the cores with ``cell_threads`` busy threads each; ``None``: ``XAIBENCH_THREADS``, the torch
+        threads every worker keeps); more than fit is warned about."""
         from .device import thread_count
 
-        threads, cores = thread_count(), os.cpu_count() or 1
-        fit = max(1, cores // threads)
+        threads, cores = thread_count() if cell_threads is None else int(cell_threads), os.cpu_count() or 1
+        fit = max(1, cores // max(threads, 1))
         n = self.arg or fit
         if n * threads > cores:
-            warnings.warn(f"XAIBENCH_SCHEDULER={self.spec}: {n} workers x XAIBENCH_THREADS={threads} torch threads "
-                          f"exceed the {cores} cores (workers keep XAIBENCH_THREADS because results depend on it); "
-                          f"use at most {fit} workers", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"XAIBENCH_SCHEDULER={self.spec}: {n} workers x {threads} threads per cell "
+                          f"exceed the {cores} cores (workers keep XAIBENCH_THREADS={thread_count()} because results "
+                          f"depend on it); use at most {fit} workers", RuntimeWarning, stacklevel=3)
         return n
 
     def map(self, fn: Callable[[Any], Any], items: Iterable, desc: str | None = None,
-            on_result: Callable[[int, Any], None] | None = None) -> list:
+            on_result: Callable[[int, Any], None] | None = None, cell_threads: int | None = None) -> list:
         """``[fn(item) for item in items]`` in input order, with a progress bar (``desc``).
 
         ``on_result(i, result)`` is called in this (the driver) process as soon as item ``i`` is
         done -- in input order when serial, in completion order otherwise: that is where a runner
         saves a cell.  ``fn`` must be picklable (a module-level function or a ``functools.partial``
-        of one) for the parallel backends.  The first error of a cell is raised here."""
+        of one) for the parallel backends.  The first error of a cell is raised here.  ``cell_threads``: the
+        threads a cell keeps busy, when fewer than ``XAIBENCH_THREADS`` (a cell that is mostly single-threaded
+        Python): a ``processes`` backend without N then starts as many workers as fit the cores with that
+        many each.  Workers still run with ``XAIBENCH_THREADS`` torch threads, so results do not change."""
         from .progress import progress
 
         items = list(items)
@@ -150,18 +154,18 @@ class Executor:
                         on_result(i, results[i])
                     bar.update(1)
             elif self.kind == "processes":
-                self._map_processes(fn, items, results, on_result, bar)
+                self._map_processes(fn, items, results, on_result, bar, cell_threads)
             else:
-                self._map_dask(fn, items, results, on_result, bar)
+                self._map_dask(fn, items, results, on_result, bar, cell_threads)
         finally:
             bar.close()
         return results
 
-    def _map_processes(self, fn, items, results, on_result, bar) -> None:
+    def _map_processes(self, fn, items, results, on_result, bar, cell_threads=None) -> None:
         import multiprocessing
         from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, as_completed, wait
 
-        n = min(self.n_workers(), len(items))
+        n = min(self.n_workers(cell_threads), len(items))
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_init,
                                  initargs=(fn, worker_env())) as pool:
             futures = {pool.submit(_pool_call, item): i for i, item in enumerate(items)}
@@ -178,11 +182,11 @@ class Executor:
                 wait(futures, return_when=FIRST_EXCEPTION)
                 raise
 
-    def _map_dask(self, fn, items, results, on_result, bar) -> None:
+    def _map_dask(self, fn, items, results, on_result, bar, cell_threads=None) -> None:
         from distributed import as_completed
 
         if self.kind == "dask-local":
-            self.n_workers()  # the warning when the workers do not fit the cores
+            self.n_workers(cell_threads)  # the warning when the workers do not fit the cores
         client = dask_client(self.kind, self.arg)
         call = client.scatter(_Call(fn, worker_env()), broadcast=True, hash=False)
         futures = client.map(_dask_call, [call] * len(items), items, pure=False)
@@ -244,7 +248,7 @@ def get_executor(spec: str | None = None) -> Executor:
 
 
 def run_cells(fn: Callable, items: Sequence, desc: str | None = None,
-              on_result: Callable[[int, Any], None] | None = None) -> list:
+              on_result: Callable[[int, Any], None] | None = None, cell_threads: int | None = None) -> list:
     """:meth:`Executor.map` with the executor of ``XAIBENCH_SCHEDULER``."""
-    return get_executor().map(fn, items, desc=desc, on_result=on_result)
+    return get_executor().map(fn, items, desc=desc, on_result=on_result, cell_threads=cell_threads)
 

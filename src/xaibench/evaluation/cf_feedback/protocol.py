@@ -73,13 +73,12 @@ class CfFeedbackProtocol(Protocol):
                 "infiller": s["mice_infiller"] if editor == "mice" else "bigram"}
 
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
+        runs = [{"dataset": dataset, "editor": editor, "n_texts": n, "seed": seed, **self._run_kwargs(profile, editor)}
+                for dataset, n in SETTINGS[profile]["samples"].items() for editor in names for seed in seeds]
+        done = runner.run_experiments(runs, progress=False)  # the missing runs: cells of the executor
         rows = []
-        for dataset, n in SETTINGS[profile]["samples"].items():
-            for editor in names:
-                for seed in seeds:
-                    chains, _ = runner.run_experiment(dataset, editor, n, seed=seed, progress=False,
-                                                      **self._run_kwargs(profile, editor))
-                    rows += self._rows(chains, dataset, editor, seed, SETTINGS[profile]["n_steps"])
+        for run, (chains, _) in zip(runs, done):
+            rows += self._rows(chains, run["dataset"], run["editor"], run["seed"], SETTINGS[profile]["n_steps"])
         return pd.DataFrame(rows)
 
     def stored(self, profile: str = "full") -> pd.DataFrame:

@@ -82,49 +82,41 @@ def chain_config(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_ST
     return config
 
 
-def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_STEPS, seed: int = 42,
-                   predictor: str = "logreg", max_words: int | None = 400, progress: bool = True,
-                   refresh: bool = False, max_train: int | None = None, lm_max_texts: int | None = 20000,
-                   infiller: str = "bigram") -> tuple[pd.DataFrame, dict]:
-    """Chains of ``editor`` on ``n_texts`` seeded test texts of ``dataset``; ``(chains, stats)``.
+def _checked_config(dataset: str, editor: str, n_texts: int, n_steps: int, seed: int, predictor: str,
+                    max_words: int | None, max_train: int | None, lm_max_texts: int | None, infiller: str) -> dict:
+    """:func:`chain_config` of checked arguments (a bad count or infiller raises before anything is trained)."""
+    from ...checks import check_count
+    from ...explainers.counterfactual.mice import INFILLERS
 
-    ``stats``: seconds and predictor calls/texts per edit step (``bench_editors``).  Texts longer
-    than ``max_words`` words are left out of the sample (run time; stated in DEVIATIONS.md).
-    ``max_train``/``lm_max_texts`` cap the predictor's and the infiller's training sets (quick runs).
-    ``infiller``: MiCE's stage-1 infiller (``"bigram"``, the default, or ``"two-sided"``; MiCE only).
-    """
+    n_texts = check_count(n_texts, "n_texts", 1)
+    n_steps = check_count(n_steps, "n_steps", 1)
+    if infiller not in INFILLERS:
+        raise ValueError(f"infiller={infiller!r}: use one of {INFILLERS}")
+    if infiller != INFILLERS[0] and editor != "mice":
+        raise ValueError(f"infiller={infiller!r} is a setting of the mice editor; editor={editor!r} takes the default")
+    return chain_config(dataset, editor, n_texts, n_steps=n_steps, seed=seed, predictor=predictor,
+                        max_words=max_words, max_train=max_train, lm_max_texts=lm_max_texts, infiller=infiller)
+
+
+def _compute_chains(config: dict, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+    """The chains and run statistics of a :func:`chain_config` (computed, not stored: a unit of the executor)."""
     import time
 
     from ...data.cf_data import sample_test
     from ...explainers.counterfactual import build_editor
     from ...models.cf_predictors import get_predictor, max_words as model_max_words
 
-    from ...checks import check_count
-
-    n_texts = check_count(n_texts, "n_texts", 1)  # before the predictor is trained
-    n_steps = check_count(n_steps, "n_steps", 1)
-    from ...explainers.counterfactual.mice import INFILLERS
-
-    if infiller not in INFILLERS:
-        raise ValueError(f"infiller={infiller!r}: use one of {INFILLERS}")
-    if infiller != INFILLERS[0] and editor != "mice":
-        raise ValueError(f"infiller={infiller!r} is a setting of the mice editor; editor={editor!r} takes the default")
-    config = chain_config(dataset, editor, n_texts, n_steps=n_steps, seed=seed, predictor=predictor,
-                          max_words=max_words, max_train=max_train, lm_max_texts=lm_max_texts, infiller=infiller)
-    editor_kw = {"infiller": infiller} if "infiller" in config else {}
-    store = chains_store()
-    cached = None if refresh else store.load(config)
-    if cached is not None:
-        return cached["chains"], cached["stats"]
-    model = get_predictor(dataset, predictor, seed=seed, cache=predictor != "logreg", max_train=max_train)
+    dataset, editor, predictor, seed = config["dataset"], config["editor"], config["predictor"], config["seed"]
+    editor_kw = {"infiller": config["infiller"]} if "infiller" in config else {}
+    model = get_predictor(dataset, predictor, seed=seed, cache=predictor != "logreg", max_train=config["max_train"])
     pred = cf.CountingPredictor(model)
-    ed = build_editor(editor, pred, dataset, seed=seed, lm_max_texts=lm_max_texts, **editor_kw)
-    sample = sample_test(dataset, n_texts, seed=seed, max_words=max_words)
+    ed = build_editor(editor, pred, dataset, seed=seed, lm_max_texts=config["lm_max_texts"], **editor_kw)
+    sample = sample_test(dataset, config["n_texts"], seed=seed, max_words=config["max_words"])
     limit = model_max_words(model)
     n_long = int(sum(len(t.split()) > limit for t in sample["text"])) if limit else 0
     load0 = load_average()
     t0 = time.perf_counter()
-    chains = cf.run_chains(ed, pred, sample["text"].tolist(), n_steps=n_steps, progress=progress)
+    chains = cf.run_chains(ed, pred, sample["text"].tolist(), n_steps=config["n_steps"], progress=progress)
     secs = time.perf_counter() - t0
     chains["gold"] = chains["text_id"].map(dict(enumerate(sample["label"].tolist())))
     chains.insert(0, "editor", editor)
@@ -146,8 +138,79 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
         n_sw, n_ant, _ = count_antonym_swaps(ed.swaps, load_wordnet())
         stats.update(n_swaps=n_sw, n_antonym_swaps=n_ant)
     chains["proba"] = chains["proba"].map(json.dumps)
+    return chains, stats
+
+
+def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_STEPS, seed: int = 42,
+                   predictor: str = "logreg", max_words: int | None = 400, progress: bool = True,
+                   refresh: bool = False, max_train: int | None = None, lm_max_texts: int | None = 20000,
+                   infiller: str = "bigram") -> tuple[pd.DataFrame, dict]:
+    """Chains of ``editor`` on ``n_texts`` seeded test texts of ``dataset``; ``(chains, stats)``.
+
+    ``stats``: seconds and predictor calls/texts per edit step (``bench_editors``).  Texts longer
+    than ``max_words`` words are left out of the sample (run time; stated in DEVIATIONS.md).
+    ``max_train``/``lm_max_texts`` cap the predictor's and the infiller's training sets (quick runs).
+    ``infiller``: MiCE's stage-1 infiller (``"bigram"``, the default, or ``"two-sided"``; MiCE only).
+    """
+    config = _checked_config(dataset, editor, n_texts, n_steps, seed, predictor, max_words, max_train,
+                             lm_max_texts, infiller)
+    store = chains_store()
+    cached = None if refresh else store.load(config)
+    if cached is not None:
+        return cached["chains"], cached["stats"]
+    chains, stats = _compute_chains(config, progress=progress)
     store.save(config, {"chains": chains, "stats": stats})  # chains and their stats: one unit
     return chains, stats
+
+
+#: relative cost per text of the editors' chains (the full run's stored timings, rounded): the order in which
+#: :func:`run_experiments` hands the runs to the executor, longest first (an editor not listed counts 1).  It only
+#: decides which worker runs what when; the chains are the same in any order.
+CHAIN_COST = {"textfooler": 2.0, "mice": 1.0, "polyjuice": 0.05}
+
+
+def _chain_cell(config: dict, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+    return _compute_chains(config, progress=progress)
+
+
+def run_experiments(runs: Sequence[dict], refresh: bool = False, progress: bool = True
+                    ) -> list[tuple[pd.DataFrame, dict]]:
+    """:func:`run_experiment` of every ``runs`` item (its keyword arguments: ``dataset``, ``editor``, ``n_texts``
+    and any others), in order.  The runs not stored yet are independent cells of :mod:`xaibench.executor`
+    (``XAIBENCH_SCHEDULER``: serial, local processes or Dask); the driver stores each as it finishes.  Every
+    editor draws from generators seeded per text, so a run computes the same chains in any process and order."""
+    import functools
+
+    from ...executor import run_cells
+
+    allowed = {"dataset", "editor", "n_texts", "n_steps", "seed", "predictor", "max_words", "max_train",
+               "lm_max_texts", "infiller"}
+    configs = []
+    for kw in runs:
+        bad = sorted(set(kw) - allowed)
+        if bad or not {"dataset", "editor", "n_texts"} <= set(kw):
+            raise ValueError(f"a run of run_experiments takes dataset, editor, n_texts and optionally "
+                             f"{sorted(allowed - {'dataset', 'editor', 'n_texts'})}; got {sorted(kw)}")
+        full = {"n_steps": cf.N_STEPS, "seed": 42, "predictor": "logreg", "max_words": 400, "max_train": None,
+                "lm_max_texts": 20000, "infiller": "bigram", **kw}
+        configs.append(_checked_config(**full))
+    store = chains_store()
+    out: list = [None if refresh else store.load(c) for c in configs]
+    out = [(hit["chains"], hit["stats"]) if hit is not None else None for hit in out]
+    todo = [i for i, hit in enumerate(out) if hit is None]
+    todo = [i for k, i in enumerate(todo) if configs[i] not in [configs[j] for j in todo[:k]]]  # each setting once
+    todo.sort(key=lambda i: -configs[i]["n_texts"] * CHAIN_COST.get(configs[i]["editor"], 1.0))  # longest first
+
+    def save(j: int, result: tuple[pd.DataFrame, dict]) -> None:  # in the driver, as each run finishes
+        store.save(configs[todo[j]], {"chains": result[0], "stats": result[1]})
+
+    # a chain keeps one core busy (Python; TextFooler's similarity checks pin one torch thread): cell_threads=1
+    # lets XAIBENCH_SCHEDULER=processes start a worker per core
+    done = run_cells(functools.partial(_chain_cell, progress=progress), [configs[i] for i in todo],
+                     desc="editor chains (dataset x editor)", on_result=save, cell_threads=1)
+    by_config = {json.dumps(configs[i], sort_keys=True, default=str): r for i, r in zip(todo, done)}
+    return [hit if hit is not None else by_config[json.dumps(c, sort_keys=True, default=str)]
+            for hit, c in zip(out, configs)]
 
 
 def count_antonym_swaps(swaps: Sequence[tuple[str, str]], wordnet) -> tuple[int, int, list[str]]:
