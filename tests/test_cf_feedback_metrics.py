@@ -229,6 +229,15 @@ def test_notebook_22_defaults_are_the_full_sample_the_bench_times():
     defaults = {k: int(v) for k, v in re.findall(r"^(CF_IMDB|CF_NEWSGROUPS) \?= (\d+)$", makefile, flags=re.M)}
     assert defaults == {"CF_IMDB": FULL_SAMPLE["imdb"], "CF_NEWSGROUPS": FULL_SAMPLE["newsgroups"]}
     assert FULL_SAMPLE["imdb"] == 500  # the paper's IMDb sample
+    # the scorecard's cf_feedback protocol finds the chains notebook 22 stores only if its full settings are the
+    # notebook's defaults (the notebook reads the caps and the quick steps from SETTINGS itself)
+    from xaibench.evaluation.cf_feedback.protocol import SETTINGS
+
+    full = SETTINGS["full"]
+    assert (full["samples"], full["n_steps"], full["mice_infiller"], full["predictor"], full["max_words"]) == (
+        FULL_SAMPLE, params["n_steps"], params["mice_infiller"], params["predictor"], params["max_words"])
+    code = "".join(src for c in nb["cells"] if c["cell_type"] == "code" for src in c["source"])
+    assert 'RUN = SETTINGS[prof.name]' in code and 'RUN["max_train"], RUN["lm_max_texts"]' in code
 
 
 def test_per_step_table_known_values():

@@ -20,8 +20,9 @@ from ..base import Metric, Protocol
 from . import metrics as cf
 from . import runner
 
-#: notebook 22's run settings per profile: texts per dataset, steps, the predictor's and infiller's training
-#: caps, and MiCE's stage-1 infiller (the quick profile: its IMDb cell only)
+#: the run settings per profile: texts per dataset, steps, the predictor's and infiller's training caps, and
+#: MiCE's stage-1 infiller (the quick profile: notebook 22's IMDb cell only).  Notebook 22 reads its training caps
+#: and quick steps from here; its parameters' defaults (texts, steps, infiller) are these full-profile values
 SETTINGS: dict[str, dict[str, Any]] = {
     "full": {"samples": dict(runner.FULL_SAMPLE), "n_steps": cf.N_STEPS, "max_train": None, "lm_max_texts": 20000,
              "mice_infiller": "two-sided", "predictor": "logreg", "max_words": 400},
