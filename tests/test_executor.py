@@ -119,6 +119,20 @@ def test_workers_run_with_the_drivers_threads_and_project_root(monkeypatch):
     assert env["XAIBENCH_HOME"] == str(project_root())
 
 
+def test_workers_take_the_drivers_progress_mode(monkeypatch):
+    # a worker is no kernel (its progress would be a tqdm bar), but its stderr reaches the notebook's cell
+    from xaibench import progress
+
+    monkeypatch.delenv("XAIBENCH_PROGRESS", raising=False)
+    monkeypatch.delenv("XAIBENCH_QUIET", raising=False)
+    monkeypatch.setattr(progress, "in_kernel", lambda: True)
+    assert executor.worker_env()["XAIBENCH_PROGRESS"] == "text"
+    monkeypatch.setattr(progress, "in_kernel", lambda: False)
+    assert executor.worker_env()["XAIBENCH_PROGRESS"] == "bar"
+    monkeypatch.setenv("XAIBENCH_PROGRESS", "off")  # an explicit choice is passed on as it is
+    assert executor.worker_env()["XAIBENCH_PROGRESS"] == "off"
+
+
 def test_processes_fit_the_cores_and_more_workers_than_fit_are_warned_about(monkeypatch):
     monkeypatch.setattr(executor.os, "cpu_count", lambda: 8)
     monkeypatch.setenv("XAIBENCH_THREADS", "2")

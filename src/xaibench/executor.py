@@ -54,7 +54,9 @@ def check_scheduler(raw: Any) -> tuple[str, Any]:
 
 def worker_env() -> dict[str, str]:
     """The driver's variables a worker runs with: every ``XAIBENCH_*`` (profile, threads, device, ...),
-    the Hugging Face offline switch, and ``XAIBENCH_HOME`` set to the driver's project root."""
+    the Hugging Face offline switch, ``XAIBENCH_HOME`` set to the driver's project root and
+    ``XAIBENCH_PROGRESS`` set to the driver's progress mode (a worker is no kernel, but its output reaches the
+    notebook's cell, where a bar is litter: :mod:`xaibench.progress`)."""
     from .paths import project_root
 
     env = {k: v for k, v in os.environ.items() if k.startswith("XAIBENCH_") and k != "XAIBENCH_SCHEDULER"}
@@ -62,6 +64,10 @@ def worker_env() -> dict[str, str]:
         if k in os.environ:
             env[k] = os.environ[k]
     env.setdefault("XAIBENCH_HOME", str(project_root()))
+    if "XAIBENCH_PROGRESS" not in env:  # the driver's progress mode: a notebook's workers print text lines, not bars
+        from .progress import mode
+
+        env["XAIBENCH_PROGRESS"] = mode()
     return env
 
 

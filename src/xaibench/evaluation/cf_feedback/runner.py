@@ -180,20 +180,19 @@ def run_experiments(runs: Sequence[dict], refresh: bool = False, progress: bool 
     (``XAIBENCH_SCHEDULER``: serial, local processes or Dask); the driver stores each as it finishes.  Every
     editor draws from generators seeded per text, so a run computes the same chains in any process and order."""
     import functools
+    import inspect
 
     from ...executor import run_cells
 
-    allowed = {"dataset", "editor", "n_texts", "n_steps", "seed", "predictor", "max_words", "max_train",
-               "lm_max_texts", "infiller"}
+    # the settings of a run and their defaults: run_experiment's
+    defaults = {k: p.default for k, p in inspect.signature(run_experiment).parameters.items()
+                if p.default is not inspect.Parameter.empty and k not in ("progress", "refresh")}
     configs = []
     for kw in runs:
-        bad = sorted(set(kw) - allowed)
-        if bad or not {"dataset", "editor", "n_texts"} <= set(kw):
+        if set(kw) - set(defaults) - {"dataset", "editor", "n_texts"} or not {"dataset", "editor", "n_texts"} <= set(kw):
             raise ValueError(f"a run of run_experiments takes dataset, editor, n_texts and optionally "
-                             f"{sorted(allowed - {'dataset', 'editor', 'n_texts'})}; got {sorted(kw)}")
-        full = {"n_steps": cf.N_STEPS, "seed": 42, "predictor": "logreg", "max_words": 400, "max_train": None,
-                "lm_max_texts": 20000, "infiller": "bigram", **kw}
-        configs.append(_checked_config(**full))
+                             f"{sorted(defaults)}; got {sorted(kw)}")
+        configs.append(_checked_config(**{**defaults, **kw}))
     store = chains_store()
     out: list = [None if refresh else store.load(c) for c in configs]
     out = [(hit["chains"], hit["stats"]) if hit is not None else None for hit in out]
