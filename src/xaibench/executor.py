@@ -5,7 +5,8 @@
 * empty or ``serial`` (default): a plain loop in this process;
 * ``processes`` or ``processes:N``: a local pool of N spawned processes (default: as many as fit
   ``os.cpu_count()`` with ``XAIBENCH_THREADS`` torch threads each; more workers than fit are warned
-  about, never given fewer threads: results depend on the thread count);
+  about, never given fewer threads: results depend on the thread count; a runner whose cells keep one
+  core busy, like the editor chains, says so with ``cell_threads=1`` and gets a worker per core);
 * ``dask-local:N``: a Dask ``LocalCluster`` of N single-threaded worker processes on 127.0.0.1;
 * ``tcp://host:port``: the scheduler of a running Dask cluster (e.g. one started by dask-jobqueue on
   SLURM); its workers need the project installed and the same file system.
