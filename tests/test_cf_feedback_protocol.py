@@ -154,9 +154,12 @@ def test_run_experiments_hands_out_the_longest_runs_first(toy, monkeypatch):
     from xaibench.evaluation.cf_feedback import runner as R
 
     sent = []
-    monkeypatch.setattr(xaibench.executor, "run_cells", lambda fn, items, desc=None, on_result=None,
-                        cell_threads=None: sent.extend((c["dataset"], c["editor"]) for c in items) or
-                        [(pd.DataFrame(), {})] * len(items))
+    def fake_run_cells(fn, items, desc=None, on_result=None, cell_threads=None):  # records the order, runs nothing
+        sent.extend((c["dataset"], c["editor"]) for c in items)
+        for i in range(len(items)):
+            on_result(i, (pd.DataFrame(), {}))
+
+    monkeypatch.setattr(xaibench.executor, "run_cells", fake_run_cells)
     runs = [dict(dataset=d, editor=e, n_texts=n) for d, n in (("imdb", 500), ("newsgroups", 1000))
             for e in ("polyjuice", "textfooler", "mice")]
     R.run_experiments(runs, progress=False)

@@ -169,10 +169,6 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
 CHAIN_COST = {"textfooler": 2.0, "mice": 1.0, "polyjuice": 0.05}
 
 
-def _chain_cell(config: dict, progress: bool = True) -> tuple[pd.DataFrame, dict]:
-    return _compute_chains(config, progress=progress)
-
-
 def run_experiments(runs: Sequence[dict], refresh: bool = False, progress: bool = True
                     ) -> list[tuple[pd.DataFrame, dict]]:
     """:func:`run_experiment` of every ``runs`` item (its keyword arguments: ``dataset``, ``editor``, ``n_texts``
@@ -183,33 +179,38 @@ def run_experiments(runs: Sequence[dict], refresh: bool = False, progress: bool 
     import inspect
 
     from ...executor import run_cells
+    from ...store import canonical
 
     # the settings of a run and their defaults: run_experiment's
     defaults = {k: p.default for k, p in inspect.signature(run_experiment).parameters.items()
                 if p.default is not inspect.Parameter.empty and k not in ("progress", "refresh")}
-    configs = []
+    configs = {}  # setting (its canonical JSON) -> chain_config, each setting once
+    keys = []
     for kw in runs:
         if set(kw) - set(defaults) - {"dataset", "editor", "n_texts"} or not {"dataset", "editor", "n_texts"} <= set(kw):
             raise ValueError(f"a run of run_experiments takes dataset, editor, n_texts and optionally "
                              f"{sorted(defaults)}; got {sorted(kw)}")
-        configs.append(_checked_config(**{**defaults, **kw}))
+        config = _checked_config(**{**defaults, **kw})
+        keys.append(json.dumps(canonical(config)))
+        configs.setdefault(keys[-1], config)
     store = chains_store()
-    out: list = [None if refresh else store.load(c) for c in configs]
-    out = [(hit["chains"], hit["stats"]) if hit is not None else None for hit in out]
-    todo = [i for i, hit in enumerate(out) if hit is None]
-    todo = [i for k, i in enumerate(todo) if configs[i] not in [configs[j] for j in todo[:k]]]  # each setting once
-    todo.sort(key=lambda i: -configs[i]["n_texts"] * CHAIN_COST.get(configs[i]["editor"], 1.0))  # longest first
+    got = {}
+    for key, config in configs.items():
+        hit = None if refresh else store.load(config)
+        if hit is not None:
+            got[key] = (hit["chains"], hit["stats"])
+    todo = sorted((k for k in configs if k not in got),  # longest first
+                  key=lambda k: -configs[k]["n_texts"] * CHAIN_COST.get(configs[k]["editor"], 1.0))
 
     def save(j: int, result: tuple[pd.DataFrame, dict]) -> None:  # in the driver, as each run finishes
         store.save(configs[todo[j]], {"chains": result[0], "stats": result[1]})
+        got[todo[j]] = result
 
     # a chain keeps one core busy (Python; TextFooler's similarity checks pin one torch thread): cell_threads=1
     # lets XAIBENCH_SCHEDULER=processes start a worker per core
-    done = run_cells(functools.partial(_chain_cell, progress=progress), [configs[i] for i in todo],
-                     desc="editor chains (dataset x editor)", on_result=save, cell_threads=1)
-    by_config = {json.dumps(configs[i], sort_keys=True, default=str): r for i, r in zip(todo, done)}
-    return [hit if hit is not None else by_config[json.dumps(c, sort_keys=True, default=str)]
-            for hit, c in zip(out, configs)]
+    run_cells(functools.partial(_compute_chains, progress=progress), [configs[k] for k in todo],
+              desc="editor chains (dataset x editor)", on_result=save, cell_threads=1)
+    return [got[k] for k in keys]
 
 
 def count_antonym_swaps(swaps: Sequence[tuple[str, str]], wordnet) -> tuple[int, int, list[str]]:
