@@ -97,3 +97,31 @@ def test_bench_attribution_gt_rows_cover_every_model_and_method():
     assert set(text[text.method == "training"].model) == {"attention_bilstm", "rationale_rl", "rationale_cr"}
     assert set(image.method) == {"training", *ImageConfig.for_profile("quick").methods}
     assert (df.seconds >= 0).all() and df[["cpus", "torch_threads", "load_avg_1min"]].notna().all().all()
+
+
+def test_small_resnet_receptive_field_hand_values_and_gradient_support():
+    """receptive_field by hand: stem 3 px (stride 2); each 3x3 conv adds twice the current stride, the first conv
+    of stages 2.. doubles it: 3 + 4 + 4 = 11; + 4 + 8 = 23; + 8 + 16 = 47; + 16 + 32 = 95.  The same side is the
+    support of the input gradient of one interior unit of the last feature map (positive weights: no ReLU hides
+    a path)."""
+    import torch
+
+    from xaibench.models.resnet_small import SmallResNet, receptive_field
+
+    assert [receptive_field(n) for n in (1, 2, 3, 4)] == [11, 23, 47, 95]
+    for n, blocks in ((3, 1), (4, 1), (2, 2)):
+        model = SmallResNet(2, (2,) * n, blocks=blocks)
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.Conv2d):
+                torch.nn.init.constant_(mod.weight, 0.1)
+        model.eval()
+        x = torch.ones(1, 3, 256, 256, requires_grad=True)
+        f = model.features(x)
+        c = f.shape[-1] // 2
+        f[0, 0, c, c].backward()
+        g = x.grad[0].abs().sum(0)
+        for axis in (0, 1):
+            idx = torch.nonzero(g.sum(axis)).flatten()
+            assert int(idx.max() - idx.min() + 1) == receptive_field(n, blocks)
+    with pytest.raises(ValueError, match="n_stages"):
+        receptive_field(0)

@@ -172,3 +172,27 @@ def test_watermark_glyph_table_pairs_runs_by_glyph_size():
     assert list(zip(t.run, t.glyph_px)) == [(8, 6), (8, 13), (9, 6), (9, 13)]   # the blur run is not part of it
     assert list(t.learned) == [False, True, False, True] and list(t.ours) == [0.5, 0.985, 0.57, 0.96]
     assert t.paper.isna().all() and t.metric.eq("test_acc").all()
+
+
+def test_stages_table_pairs_runs_and_states_receptive_fields():
+    """One row per (run, model) for the runs more than one model trained; rf_px from receptive_field (47 px for three
+    stages, 95 for four: 47 / 112 and 95 / 112 of the canvas); n_params counted by hand for widths (2,) and (2, 4):
+    stem 3*2*9 + 2*2 = 58; block 2->2: 2 * (2*2*9 + 2*2) = 80; head 2*2 + 2 = 6 -> 144; block 2->4 (stride 2):
+    2*4*9 + 8 + 4*4*9 + 8 + shortcut 2*4 + 8 = 248, head 4*2 + 2 = 10 -> 58 + 80 + 248 + 10 = 396;
+    learned = test accuracy over 0.95."""
+    import pandas as pd
+
+    from xaibench.evaluation.attribution_gt.tables import stages_table
+
+    three = pd.DataFrame({"run": [0, 1, 2], "manipulation": ["blur", "brightness", "hue"], "test_acc": [0.98, 0.94, 0.9],
+                          "epochs": [5, 40, 40]})
+    four = pd.DataFrame({"run": [0, 1], "manipulation": ["blur", "brightness"], "test_acc": [0.97, 0.96],
+                         "epochs": [4, 37]})
+    wide = pd.DataFrame({"run": [1], "manipulation": ["brightness"], "test_acc": [0.948], "epochs": [40]})
+    t = stages_table({(16, 32, 64): three, (16, 32, 64, 128): four, (32, 64, 128): wide}, canvas=112)
+    assert list(zip(t["run"], t["widths"])) == [(0, "16/32/64"), (0, "16/32/64/128"), (1, "16/32/64"),
+                                                (1, "32/64/128"), (1, "16/32/64/128")]
+    assert list(t["rf_px"]) == [47, 95, 47, 47, 95] and t["rf_share"].round(4).tolist()[:2] == [0.4196, 0.8482]
+    assert list(t["learned"]) == [True, True, False, False, True] and list(t["ours"]) == [0.98, 0.97, 0.94, 0.948, 0.96]
+    small = stages_table({(2,): three, (2, 4): four}, canvas=112)
+    assert list(small["n_params"]) == [144, 396, 144, 396]

@@ -185,22 +185,34 @@ def test_image_store_leftovers_are_removed_on_the_next_run(images, dirs):
     assert not leftover.exists()
 
 
-def test_watermark_glyph_runs_repeat_the_group_runs_watermark_jobs(images, dirs, monkeypatch):
-    """The paired glyph-size experiment trains exactly the watermark jobs of run_groups (same species groups,
-    rectangle and seed), with only the glyph size changed, and is stored."""
+def _twelve_species(monkeypatch):
+    """Group runs over twelve stand-in species with no images (the fixture's run_one ignores them)."""
     from xaibench.data import birds
 
-    ir, _, calls = images
     monkeypatch.setattr(birds, "all_classes", lambda: [f"s{i}" for i in range(12)])
     monkeypatch.setattr(birds, "load_classes", lambda species, size=None: {})
+
+
+def _record_runs(ir, monkeypatch, describe) -> list:
+    """Each run_one call's ``describe(pair, manip, seed, cfg)``, in order, before the fixture's run_one runs it."""
     seen = []
     fake = ir.run_one
 
     def run_one(imgs, pair, manip, r, seed, cfg, track=False):
-        seen.append((pair, ir.sized_manipulation(manip, cfg).name(), seed, cfg.watermark_font_px))
+        seen.append(describe(pair, manip, seed, cfg))
         return fake(imgs, pair, manip, r, seed, cfg, track)
 
     monkeypatch.setattr(ir, "run_one", run_one)
+    return seen
+
+
+def test_watermark_glyph_runs_repeat_the_group_runs_watermark_jobs(images, dirs, monkeypatch):
+    """The paired glyph-size experiment trains exactly the watermark jobs of run_groups (same species groups,
+    rectangle and seed), with only the glyph size changed, and is stored."""
+    ir, _, calls = images
+    _twelve_species(monkeypatch)
+    seen = _record_runs(ir, monkeypatch, lambda pair, manip, seed, cfg: (
+        pair, ir.sized_manipulation(manip, cfg).name(), seed, cfg.watermark_font_px))
     cfg = ir.ImageConfig(epochs=3, group_size=2, watermark_font_px=13)
     kinds = ("blur", "watermark")
     ir.run_groups(cfg, kinds, runs_per_kind=2)
@@ -861,3 +873,49 @@ def test_pair_runs_do_not_depend_on_the_group_plan_and_older_entries_are_found(i
     pd.testing.assert_frame_equal(got["images_attr"], first["images_attr"])
     ir.run_images(dataclasses.replace(cfg, epochs=4), other)  # another pair setting is not mistaken for it
     assert len(calls) > n
+
+
+def test_group_runs_of_leading_kinds_are_cut_from_a_longer_stored_entry(images, dirs, monkeypatch):
+    """run_groups for kinds that start a stored entry's kinds (same cfg, runs per kind, seed) reuses that entry's
+    first runs, and they equal the runs computed anew; other kinds, orders or seeds are computed."""
+    ir, _, calls = images
+    _twelve_species(monkeypatch)
+    cfg = ir.ImageConfig(epochs=3, group_size=2)
+    ir.run_groups(cfg, ("blur", "watermark", "hue"), runs_per_kind=2)
+    assert calls == list(range(6))
+    cut = ir.run_groups(cfg, ("blur", "watermark"), runs_per_kind=2)
+    assert len(calls) == 6                                               # nothing trained
+    assert list(cut["images_groups_runs"]["run"]) == [0, 1, 2, 3]
+    fresh = ir.run_groups(cfg, ("blur", "watermark"), runs_per_kind=2, force=True)
+    assert calls[6:] == [0, 1, 2, 3]
+    for name in ir.GROUP_TABLES:
+        pd.testing.assert_frame_equal(cut[name], fresh[name])
+    ir.run_groups(cfg, ("watermark",), runs_per_kind=2)                  # not a leading part: computed
+    ir.run_groups(cfg, ("blur",), runs_per_kind=2, seed=1)               # another seed: computed
+    assert len(calls) == 14
+
+
+def test_group_variant_runs_train_the_same_jobs_with_the_changed_fields(images, dirs, monkeypatch):
+    """A paired variant trains exactly run_groups' jobs of the named manipulations (same species groups,
+    manipulation and seed) with only the named ImageConfig fields changed, keeps their run indices, and is stored."""
+    ir, _, calls = images
+    _twelve_species(monkeypatch)
+    seen = _record_runs(ir, monkeypatch, lambda pair, manip, seed, cfg: (pair, manip.name(), seed, cfg.widths,
+                                                                          cfg.epochs))
+    cfg = ir.ImageConfig(epochs=3, group_size=2)
+    kinds = ("blur", "brightness", "hue")
+    ir.run_groups(cfg, kinds, runs_per_kind=2)
+    base = [s for s in seen if s[1].startswith("brightness")]
+    seen.clear()
+    runs = ir.group_variant_runs(cfg, kinds, runs_per_kind=2, only=("brightness",), widths=(8, 16))
+    assert [s[:3] for s in seen] == [s[:3] for s in base] and len(seen) == 2
+    assert all(s[3] == (8, 16) and s[4] == 3 for s in seen) and all(s[3] == cfg.widths for s in base)
+    assert list(runs["run"]) == [2, 3]
+    ir.group_variant_runs(cfg, kinds, runs_per_kind=2, only=("brightness",), widths=(8, 16))
+    assert len(seen) == 2                                                        # stored
+    ir.group_variant_runs(cfg, kinds, runs_per_kind=2, only=("brightness",), widths=(8, 32))
+    assert len(seen) == 4                                                        # another variant: trained
+    with pytest.raises(ValueError, match="at least one ImageConfig field"):
+        ir.group_variant_runs(cfg, kinds, runs_per_kind=2)
+    with pytest.raises(ValueError, match="no noise runs"):
+        ir.group_variant_runs(cfg, kinds, runs_per_kind=2, only=("noise",), widths=(8,))

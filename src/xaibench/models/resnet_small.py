@@ -25,6 +25,25 @@ def normalise(images: np.ndarray):
     return torch.as_tensor(x).permute(0, 3, 1, 2).contiguous()
 
 
+def receptive_field(n_stages: int, blocks: int = 1) -> int:
+    """Side in input pixels of the region one unit of :func:`SmallResNet`'s last feature map sees
+    (``n_stages`` widths, ``blocks`` blocks per stage): every 3x3 convolution widens it by twice the
+    current stride, and the stem and the first convolution of each later stage double the stride.
+    Three stages see 47 px, four 95 px (on the 112-px canvas of the species-group runs)."""
+    from ..checks import check_count
+
+    check_count(n_stages, "n_stages", 1)
+    check_count(blocks, "blocks", 1)
+    rf, jump = 3, 2  # the stem: one 3x3 convolution with stride 2
+    for stage in range(n_stages):
+        for block in range(blocks):
+            for conv in range(2):  # conv-BN-ReLU-conv-BN; the shortcut is 1x1 and sees no more
+                rf += 2 * jump
+                if stage > 0 and block == 0 and conv == 0:
+                    jump *= 2  # this convolution has stride 2: the next ones step twice as far
+    return rf
+
+
 def SmallResNet(n_classes: int = 2, widths: tuple[int, ...] = (16, 32, 64), blocks: int = 1):
     import torch
     from torch import nn

@@ -105,7 +105,7 @@ class ImageConfig:
                         smoothgrad_samples=4, lime_samples=20, lime_segments=8, shap_samples=4, n_explain=4,
                         stop_val_acc=0.97, best_checkpoint=True, preresize=40, watermark_font_px=PAPER_GLYPH_PX)
         else:
-            base = dict(canvas=112, epochs=40, group_size=24, n_train=1000, n_val=100, n_test=300,
+            base = dict(canvas=112, widths=(16, 32, 64, 128), epochs=40, group_size=24, n_train=1000, n_val=100, n_test=300,
                         stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX)
         return cls(**{**base, **overrides})
 
@@ -375,12 +375,17 @@ class ImagePlan:
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
     group_runs_per_kind: int = 2                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
     group_kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")  # ... for these manipulations
+    # the group runs of these leading group_kinds trained again with one stage less (the depth experiment)
+    stage_kinds: tuple[str, ...] = ("blur", "brightness")
+    # ... and the group runs of these trained with that shallower model's widths doubled (the deep model's parameters)
+    width_kinds: tuple[str, ...] = ("brightness",)
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImagePlan":
         if profile == "quick":
             return cls(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
-                       kinds=("watermark",), group_runs_per_kind=1, group_kinds=("watermark",))
+                       kinds=("watermark",), group_runs_per_kind=1, group_kinds=("watermark",), stage_kinds=("watermark",),
+                       width_kinds=("watermark",))
         return cls()
 
 
@@ -423,7 +428,7 @@ def _job_cell(cell: tuple, images: dict, cfg: ImageConfig) -> tuple[dict, pd.Dat
 
 #: the :class:`ImagePlan` fields of the species-group runs (:func:`run_groups`); the species-pair runs
 #: (:func:`run_images`) do not read them, so they are not part of a pair entry's key
-GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds")
+GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds", "stage_kinds", "width_kinds")
 
 
 def pair_plan(plan: ImagePlan) -> dict:
@@ -509,6 +514,32 @@ def groups_config(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int) -> dic
             "protocol": "species-groups"}
 
 
+def _entry_with_more_kinds(store, config: dict, key: str) -> dict | None:
+    """The runs of the :func:`run_groups` entry ``config`` cut from a stored entry whose manipulation kinds start with
+    ``config``'s (same ``cfg``, runs per kind and seed): :func:`group_jobs` draws the runs kind after kind from one
+    seeded generator and :func:`_run_jobs` seeds run ``k`` with ``seed + k``, so the first runs of the longer entry are
+    these runs.  ``None`` when no such entry is stored."""
+    from ...store import canonical
+
+    kinds, n = list(config["kinds"]), len(config["kinds"]) * config["runs_per_kind"]
+    rest = {k: v for k, v in config.items() if k != "kinds"}
+    for c in store.configs():
+        longer = c.get("kinds")
+        if (not isinstance(longer, list) or len(longer) <= len(kinds) or longer[: len(kinds)] != kinds
+                or canonical({k: v for k, v in c.items() if k != "kinds"}) != canonical(rest)):
+            continue
+        entry = store.load(c)
+        if entry is None:
+            continue
+        out = {}
+        for name in GROUP_TABLES:
+            t = entry[name]
+            out[name] = t[t["run"] < n].reset_index(drop=True) if "run" in t else t
+        out["images_groups_runs"] = out["images_groups_runs"].assign(config=key)
+        return out
+    return None
+
+
 def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "watermark"), runs_per_kind: int = 1,
                seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
     """Fig. 5/6 runs with species groups (``cfg.group_size`` species per class, :meth:`ImageConfig.groups`);
@@ -526,6 +557,8 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
     store = images_store()
     if not force:
         cached = store.load(config)
+        if cached is None:
+            cached = _entry_with_more_kinds(store, config, key)
         if cached is not None:
             return {n: cached[n] for n in names}  # same configuration: reuse
     species = all_classes()
@@ -545,23 +578,47 @@ def watermark_glyph_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int 
     :func:`images_store`, keyed on the configuration."""
     from dataclasses import replace
 
+    other = replace(cfg, watermark_font_px=int(glyph_px))
+    config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-watermark-glyphs"}
+    return _variant_runs(cfg, other, kinds, runs_per_kind, seed, ("watermark",), config, "watermark glyph runs", force)
+
+
+def group_variant_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 0, only=("brightness",),
+                       force: bool = False, **overrides) -> pd.DataFrame:
+    """The runs of :func:`run_groups` whose manipulation is one of ``only`` (the same jobs: species groups,
+    manipulation, training seed) trained again with the :class:`ImageConfig` fields ``overrides`` changed (e.g.
+    ``widths``): a paired experiment.  Only the runs table is kept (``run``: the job's index in :func:`run_groups`);
+    stored in :func:`images_store`, keyed on the configuration."""
+    from dataclasses import replace
+
+    if not overrides:
+        raise ValueError("group_variant_runs needs at least one ImageConfig field to change, e.g. widths=(32, 64, 128)")
+    other = replace(cfg, **overrides)
+    config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-variant",
+              "only": sorted(only)}
+    return _variant_runs(cfg, other, kinds, runs_per_kind, seed, tuple(only), config, "species-group variant runs",
+                         force)
+
+
+def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: int, seed: int, only: tuple,
+                  config: dict, desc: str, force: bool) -> pd.DataFrame:
+    """The jobs of :func:`run_groups` (drawn with ``cfg``) whose manipulation is in ``only``, trained with ``other``;
+    their runs table, stored under ``config``."""
     from ...data.birds import all_classes, load_classes
     from ...executor import run_cells
 
-    other = replace(cfg, watermark_font_px=int(glyph_px))
-    config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-watermark-glyphs"}
     store = images_store()
     if not force:
         cached = store.load(config)
         if cached is not None:
             return cached["runs"]
     jobs = [(k, job) for k, job in enumerate(group_jobs(all_classes(), kinds, runs_per_kind, cfg.group_size, seed))
-            if job[2].kind == "watermark"]
+            if job[2].kind in only]
     if not jobs:
-        raise ValueError(f"kinds={tuple(kinds)!r} has no watermark runs to compare glyph sizes on")
-    images = load_classes(sorted({c for _, (_, pair, *_) in jobs for g in pair for c in g}), size=cfg.preresize or None)
+        raise ValueError(f"kinds={tuple(kinds)!r} has no {' or '.join(only)} runs to train again")
+    images = load_classes(sorted({c for _, (_, pair, *_) in jobs for g in pair for c in g}), size=other.preresize or None)
     cells = [(pair, manip, r, seed + k, False) for k, (_, pair, manip, r, _) in jobs]
-    done = run_cells(functools.partial(_job_cell, images=images, cfg=other), cells, desc="watermark glyph runs")
+    done = run_cells(functools.partial(_job_cell, images=images, cfg=other), cells, desc=desc)
     runs = pd.DataFrame([{"experiment": "er-groups", "run": k, **summary} for (k, _), (summary, _, _) in zip(jobs, done)])
     store.save(config, {"runs": runs})
     return runs

@@ -221,6 +221,30 @@ def watermark_glyph_table(group_runs: pd.DataFrame, glyph_runs: pd.DataFrame,
                       paper=np.nan, lower_is_better=False)
 
 
+def stages_table(runs: dict, canvas: int, threshold: float = LEARNED_ACC) -> pd.DataFrame:
+    """The paired model experiment: the same species-group runs (same groups, manipulation and training seed;
+    ``run``) trained with SmallResNets of other stage widths.  ``runs`` maps each model's stage widths to its runs
+    table (:func:`.image_runner.run_groups`, :func:`.image_runner.group_variant_runs`); one row per (``run``,
+    model) for the runs that more than one model trained, with the model's depth (``stages``), parameter count
+    (``n_params``), the receptive field of its last feature map (``rf_px``,
+    :func:`~xaibench.models.resnet_small.receptive_field`; ``rf_share``: its side over the canvas), the epochs trained
+    and read, and the test accuracy (``ours``)."""
+    from ...models.resnet_small import SmallResNet, receptive_field
+
+    cols = ["run", "manipulation", "manip", "er_size", "epochs", "epoch_read", "val_acc", "test_acc", "train_seconds"]
+    parts = []
+    for widths, r in runs.items():
+        rf = receptive_field(len(widths))
+        n_params = sum(p.numel() for p in SmallResNet(2, tuple(widths)).parameters())
+        parts.append(r[[c for c in cols if c in r.columns]].assign(
+            stages=len(widths), widths="/".join(map(str, widths)), n_params=n_params, rf_px=rf, rf_share=rf / canvas))
+    both = pd.concat(parts, ignore_index=True)
+    paired = both["run"].map(both["run"].value_counts()) > 1
+    out = both[paired].sort_values(["run", "stages", "n_params"], kind="stable").reset_index(drop=True)
+    return out.assign(learned=out.test_acc > threshold, metric="test_acc", ours=out.test_acc, ours_std=np.nan,
+                      paper=np.nan, lower_is_better=False)
+
+
 def image_learned_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
     """Per protocol, experiment group and manipulation (and ``all`` over the manipulations): ``n_runs``,
     ``n_learned`` (test accuracy > ``threshold``), their share ``ours`` (metric ``share_learned``; the paper's
@@ -247,6 +271,6 @@ def image_learned_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> p
                 "n_test_min", "n_test_mean", "n_train", "test_acc_mean", "lower_is_better"]]
 
 
-__all__ = ["FIG5_EXPERIMENTS", "RUN_COLUMNS", "protocol_of", "image_runs_table", "image_learned_table", "LEARNED_ACC", "TEXT_LEARNED_ACC", "SHARE_METRIC", "attention_table", "attention_epochs_table",
+__all__ = ["FIG5_EXPERIMENTS", "stages_table", "watermark_glyph_table", "RUN_COLUMNS", "protocol_of", "image_runs_table", "image_learned_table", "LEARNED_ACC", "TEXT_LEARNED_ACC", "SHARE_METRIC", "attention_table", "attention_epochs_table",
            "rationale_table", "rationale_flags", "experiment_group", "visibility_level", "learned_share", "saliency_per_run",
            "saliency_table"]
