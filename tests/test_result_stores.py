@@ -129,8 +129,8 @@ def images(dirs, monkeypatch):
 
     def run_one(imgs, pair, manip, r, seed, cfg, track=False):
         calls.append(seed)
-        summary = {"pair": "/".join(map(str, pair)), "manip": manip.name(), "r": r, "seed": seed, "epochs": cfg.epochs,
-                   "test_acc": 0.5 + cfg.epochs / 100}
+        summary = {"pair": "/".join(map(str, pair)), "manipulation": manip.kind, "manip": manip.name(), "r": r,
+                   "seed": seed, "epochs": cfg.epochs, "test_acc": 0.5 + cfg.epochs / 100}
         final = pd.DataFrame({"method": ["gradient"], "attr_pct": [float(cfg.epochs)], "seed": [seed]})
         tr = pd.DataFrame({"epoch": [1], "attr_pct": [float(cfg.epochs)]}) if track else pd.DataFrame()
         return summary, final, tr
@@ -875,24 +875,20 @@ def test_pair_runs_do_not_depend_on_the_group_plan_and_older_entries_are_found(i
     assert len(calls) > n
 
 
-def test_group_runs_of_leading_kinds_are_cut_from_a_longer_stored_entry(images, dirs, monkeypatch):
-    """run_groups for kinds that start a stored entry's kinds (same cfg, runs per kind, seed) reuses that entry's
-    first runs, and they equal the runs computed anew; other kinds, orders or seeds are computed."""
+def test_group_variant_runs_are_read_from_a_stored_run_groups_entry_of_the_variant(images, dirs, monkeypatch):
+    """When run_groups already stored all runs under the variant's configuration, group_variant_runs takes the named
+    manipulations' runs from that entry (nothing trained), and they equal the runs it trains itself."""
     ir, _, calls = images
     _twelve_species(monkeypatch)
     cfg = ir.ImageConfig(epochs=3, group_size=2)
-    ir.run_groups(cfg, ("blur", "watermark", "hue"), runs_per_kind=2)
+    kinds = ("blur", "watermark", "hue")
+    ir.run_groups(ir.ImageConfig(epochs=3, group_size=2, widths=(8, 16)), kinds, runs_per_kind=2)
     assert calls == list(range(6))
-    cut = ir.run_groups(cfg, ("blur", "watermark"), runs_per_kind=2)
-    assert len(calls) == 6                                               # nothing trained
-    assert list(cut["images_groups_runs"]["run"]) == [0, 1, 2, 3]
-    fresh = ir.run_groups(cfg, ("blur", "watermark"), runs_per_kind=2, force=True)
-    assert calls[6:] == [0, 1, 2, 3]
-    for name in ir.GROUP_TABLES:
-        pd.testing.assert_frame_equal(cut[name], fresh[name])
-    ir.run_groups(cfg, ("watermark",), runs_per_kind=2)                  # not a leading part: computed
-    ir.run_groups(cfg, ("blur",), runs_per_kind=2, seed=1)               # another seed: computed
-    assert len(calls) == 14
+    got = ir.group_variant_runs(cfg, kinds, runs_per_kind=2, only=("watermark", "hue"), widths=(8, 16))
+    assert len(calls) == 6 and list(got["run"]) == [2, 3, 4, 5]                # read, not trained
+    fresh = ir.group_variant_runs(cfg, kinds, runs_per_kind=2, only=("watermark", "hue"), widths=(8, 16), force=True)
+    assert calls[6:] == [2, 3, 4, 5]
+    pd.testing.assert_frame_equal(got, fresh[got.columns])
 
 
 def test_group_variant_runs_train_the_same_jobs_with_the_changed_fields(images, dirs, monkeypatch):
@@ -919,3 +915,5 @@ def test_group_variant_runs_train_the_same_jobs_with_the_changed_fields(images, 
         ir.group_variant_runs(cfg, kinds, runs_per_kind=2)
     with pytest.raises(ValueError, match="no noise runs"):
         ir.group_variant_runs(cfg, kinds, runs_per_kind=2, only=("noise",), widths=(8,))
+    with pytest.raises(ValueError, match="cannot change group_size"):
+        ir.group_variant_runs(cfg, kinds, runs_per_kind=2, group_size=3)

@@ -375,7 +375,7 @@ class ImagePlan:
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
     group_runs_per_kind: int = 2                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
     group_kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")  # ... for these manipulations
-    # the group runs of these leading group_kinds trained again with one stage less (the depth experiment)
+    # the group runs of these manipulations trained again with one stage less (the depth experiment)
     stage_kinds: tuple[str, ...] = ("blur", "brightness")
     # ... and the group runs of these trained with that shallower model's widths doubled (the deep model's parameters)
     width_kinds: tuple[str, ...] = ("brightness",)
@@ -514,32 +514,6 @@ def groups_config(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int) -> dic
             "protocol": "species-groups"}
 
 
-def _entry_with_more_kinds(store, config: dict, key: str) -> dict | None:
-    """The runs of the :func:`run_groups` entry ``config`` cut from a stored entry whose manipulation kinds start with
-    ``config``'s (same ``cfg``, runs per kind and seed): :func:`group_jobs` draws the runs kind after kind from one
-    seeded generator and :func:`_run_jobs` seeds run ``k`` with ``seed + k``, so the first runs of the longer entry are
-    these runs.  ``None`` when no such entry is stored."""
-    from ...store import canonical
-
-    kinds, n = list(config["kinds"]), len(config["kinds"]) * config["runs_per_kind"]
-    rest = {k: v for k, v in config.items() if k != "kinds"}
-    for c in store.configs():
-        longer = c.get("kinds")
-        if (not isinstance(longer, list) or len(longer) <= len(kinds) or longer[: len(kinds)] != kinds
-                or canonical({k: v for k, v in c.items() if k != "kinds"}) != canonical(rest)):
-            continue
-        entry = store.load(c)
-        if entry is None:
-            continue
-        out = {}
-        for name in GROUP_TABLES:
-            t = entry[name]
-            out[name] = t[t["run"] < n].reset_index(drop=True) if "run" in t else t
-        out["images_groups_runs"] = out["images_groups_runs"].assign(config=key)
-        return out
-    return None
-
-
 def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "watermark"), runs_per_kind: int = 1,
                seed: int = 0, force: bool = False) -> dict[str, pd.DataFrame]:
     """Fig. 5/6 runs with species groups (``cfg.group_size`` species per class, :meth:`ImageConfig.groups`);
@@ -557,8 +531,6 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
     store = images_store()
     if not force:
         cached = store.load(config)
-        if cached is None:
-            cached = _entry_with_more_kinds(store, config, key)
         if cached is not None:
             return {n: cached[n] for n in names}  # same configuration: reuse
     species = all_classes()
@@ -593,6 +565,9 @@ def group_variant_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 
 
     if not overrides:
         raise ValueError("group_variant_runs needs at least one ImageConfig field to change, e.g. widths=(32, 64, 128)")
+    if "group_size" in overrides:
+        raise ValueError("group_variant_runs cannot change group_size: the species groups of the runs would change, "
+                         "so the runs would no longer be paired; call run_groups with that configuration instead")
     other = replace(cfg, **overrides)
     config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-variant",
               "only": sorted(only)}
@@ -603,7 +578,7 @@ def group_variant_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 
 def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: int, seed: int, only: tuple,
                   config: dict, desc: str, force: bool) -> pd.DataFrame:
     """The jobs of :func:`run_groups` (drawn with ``cfg``) whose manipulation is in ``only``, trained with ``other``;
-    their runs table, stored under ``config``."""
+    their runs table, stored under ``config``, or read from a stored :func:`run_groups` entry of ``other``."""
     from ...data.birds import all_classes, load_classes
     from ...executor import run_cells
 
@@ -612,6 +587,11 @@ def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: in
         cached = store.load(config)
         if cached is not None:
             return cached["runs"]
+        # all runs of run_groups trained with ``other`` (the same jobs, each seeded alike): these runs are among them
+        whole = store.load(groups_config(other, kinds, runs_per_kind, seed))
+        if whole is not None:
+            runs = whole["images_groups_runs"]
+            return runs[runs["manipulation"].isin(only)].drop(columns="config", errors="ignore").reset_index(drop=True)
     jobs = [(k, job) for k, job in enumerate(group_jobs(all_classes(), kinds, runs_per_kind, cfg.group_size, seed))
             if job[2].kind in only]
     if not jobs:
