@@ -216,7 +216,12 @@ def watermark_glyph_table(group_runs: pd.DataFrame, glyph_runs: pd.DataFrame,
     row per (``run``, ``glyph_px``) with the test accuracy (``ours``), the epochs trained and read, and ``learned``."""
     cols = ["run", "glyph_px", "manip", "er_size", "epochs", "epoch_read", "val_acc", "test_acc"]
     both = pd.concat([group_runs[group_runs.manipulation == "watermark"], glyph_runs], ignore_index=True)
-    out = both[[c for c in cols if c in both.columns]].sort_values(["run", "glyph_px"]).reset_index(drop=True)
+    return _test_acc_rows(both[[c for c in cols if c in both.columns]].sort_values(["run", "glyph_px"]), threshold)
+
+
+def _test_acc_rows(runs: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """A paired experiment's runs as tidy rows: test accuracy as ``ours``, ``learned`` above ``threshold``."""
+    out = runs.reset_index(drop=True)
     return out.assign(learned=out.test_acc > threshold, metric="test_acc", ours=out.test_acc, ours_std=np.nan,
                       paper=np.nan, lower_is_better=False)
 
@@ -240,9 +245,7 @@ def stages_table(runs: dict, canvas: int, threshold: float = LEARNED_ACC) -> pd.
             stages=len(widths), widths="/".join(map(str, widths)), n_params=n_params, rf_px=rf, rf_share=rf / canvas))
     both = pd.concat(parts, ignore_index=True)
     paired = both["run"].map(both["run"].value_counts()) > 1
-    out = both[paired].sort_values(["run", "stages", "n_params"], kind="stable").reset_index(drop=True)
-    return out.assign(learned=out.test_acc > threshold, metric="test_acc", ours=out.test_acc, ours_std=np.nan,
-                      paper=np.nan, lower_is_better=False)
+    return _test_acc_rows(both[paired].sort_values(["run", "stages", "n_params"], kind="stable"), threshold)
 
 
 def image_learned_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
