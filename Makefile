@@ -24,8 +24,8 @@ SCORECARD_SEEDS ?= 42 43 44
 #: XAIBENCH_DEVICE -- torch device: auto (CUDA when a GPU is visible, else CPU) | cpu | cuda | cuda:N
 export XAIBENCH_DEVICE ?= auto
 #: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
-#: XAIBENCH_SCHEDULER -- where the independent cells (model x task x seed, runs) run: serial | processes[:N] | dask-local:N | tcp://host:port (a Dask scheduler); results are identical
-export XAIBENCH_SCHEDULER ?= serial
+#: XAIBENCH_SCHEDULER -- where the independent cells (model x task x seed, runs) run: processes[:N] (local processes, at least two: figures/tables/bench_cores.csv) | serial | dask-local:N | tcp://host:port (a Dask scheduler); results are identical
+export XAIBENCH_SCHEDULER ?= processes
 #: XAIBENCH_PLUGINS -- modules or .py files that register your explainers or protocols (docs/extending.md), imported by every notebook
 # (.py paths made absolute: the notebooks run in notebooks/)
 override XAIBENCH_PLUGINS := $(foreach p,$(XAIBENCH_PLUGINS),$(if $(filter %.py,$(p)),$(abspath $(p)),$(p)))
@@ -48,11 +48,16 @@ export XAIBENCH_PROFILE := $(PROFILE)
 # kernel is registered for the user
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
+# Under make -jN (N > 1) a notebook's torch threads may share the cores with another notebook's: they then
+# wait without spinning (OMP_WAIT_POLICY=PASSIVE unless set; bench_cores: two side by side 1.15-1.23x the
+# throughput of one at a time, outputs bit-identical; spinning, 0.52x).  Read from MAKEFLAGS when the recipe runs.
+SIDE_BY_SIDE = case " $$MAKEFLAGS " in *" -j1 "*) ;; *" -j"*) export OMP_WAIT_POLICY="$${OMP_WAIT_POLICY:-PASSIVE}";; esac; 
+
 # papermill: run notebook $(1) into $(2) with its parameters $(3) (each name once: $(call nb_params,..)),
 # then strip volatile metadata and move it into place atomically (xaibench.reports)
 define papermill
 	@mkdir -p $(dir $(2))
-	$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --engine xaibench --progress-bar $(3)
+	$(SIDE_BY_SIDE)$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --engine xaibench --progress-bar $(3)
 	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2)
 endef
 
@@ -168,7 +173,7 @@ NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p
 .PHONY: attribution-gt attention-gap
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 attention-gap: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention models with the paper's hidden size, training size, longer reviews (figures/tables/attribution_gt_attention_gap*; stored runs are reused)
-	$(PY) -m xaibench.evaluation.attribution_gt.attention_gap --profile $(PROFILE)
+	$(SIDE_BY_SIDE)$(PY) -m xaibench.evaluation.attribution_gt.attention_gap --profile $(PROFILE)
 
 # Counterfactuals of counterfactuals (notebooks 12, 22)
 #: CF_IMDB -- IMDb test reviews fed back through each editor (paper: 500)
@@ -201,8 +206,10 @@ claims: $(STAMP) ## regenerate every paper's claims table from the committed tab
 # pytest prints each test as it starts and the slowest ones at the end (not only dots)
 #: TEST_WORKERS -- pytest-xdist workers of make test / test-all (0: one process)
 TEST_WORKERS ?= 2
-# idle OpenMP threads sleep instead of spinning, so two workers on two cores do not slow each other
-PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -v --durations=15 \
+# idle OpenMP threads sleep instead of spinning, so two workers on two cores do not slow each other; the notebook
+# smoke runs compute their cells serially (the two pytest workers already share the cores; the executor's
+# backends have tests of their own)
+PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE XAIBENCH_SCHEDULER=serial $(PY) -m pytest -v --durations=15 \
 	-n $(TEST_WORKERS) --dist loadgroup
 .PHONY: test test-all bench
 test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (about 10 min)
@@ -219,6 +226,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench faithfulness
 	$(PY) -m xaibench.bench attribution_gt
 	$(PY) -m xaibench.bench editors
+	$(PY) -m xaibench.bench cores
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

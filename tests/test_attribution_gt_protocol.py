@@ -330,3 +330,23 @@ def test_attention_gap_summary_averages_seeds_and_counts_learned_runs():
     assert b.ours == pytest.approx(0.5) and b.ours_std == pytest.approx(0.1) and b.n_seeds == 2 and b.learned == 1
     assert b["val_attr_at_0.9"] == pytest.approx(0.25) and b.paper == pytest.approx(0.086)
     assert np.isnan(t.iloc[1].ours_std) and t.iloc[1].learned == 1  # one seed: no spread to report
+
+
+@pytest.mark.parametrize("best_checkpoint", [True, False])
+def test_an_untracked_run_reads_the_same_test_accuracy_as_a_tracked_one(best_checkpoint):
+    """An untracked run measures the test accuracy of the read epoch only (after training), a tracked run every
+    epoch's: both give the same summary and attributions, and the read one is the tracked epoch's."""
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+
+    rng = np.random.default_rng(1)
+    images = {f"s{i}": [rng.integers(0, 255, (20, 20, 3), dtype=np.uint8) for _ in range(8)] for i in range(2)}
+    cfg = ir.ImageConfig(canvas=16, widths=(4, 8), epochs=3, n_train=5, n_val=1, n_explain=2, methods=("gradient",),
+                         track_methods=("gradient",), best_checkpoint=best_checkpoint, stop_val_acc=0)
+    s_tr, fin_tr, track = ir.run_one(images, ("s0", "s1"), mp.R_SWEEP["noise"], 0.5, 0, cfg, track=True)
+    s_un, fin_un, none = ir.run_one(images, ("s0", "s1"), mp.R_SWEEP["noise"], 0.5, 0, cfg, track=False)
+    assert none.empty and len(track.epoch.unique()) == 3
+    timing = {"train_seconds"}
+    assert {k: v for k, v in s_tr.items() if k not in timing} == {k: v for k, v in s_un.items() if k not in timing}
+    assert s_un["test_acc"] == track.loc[track.epoch == s_un["epoch_read"], "test_acc"].iloc[0]
+    pd.testing.assert_frame_equal(fin_tr.drop(columns=["seconds_per_image", "train_seconds"]),
+                                  fin_un.drop(columns=["seconds_per_image", "train_seconds"]))

@@ -74,3 +74,21 @@ def test_make_bench_runs_every_benchmark_but_make_all():
                           text=True, timeout=120).stdout
     ran = re.findall(r"-m xaibench\.bench (\w+)", text)
     assert sorted(ran) == sorted(set(BENCHMARKS) - {"make_all"}), ran
+
+
+def test_cores_bench_compares_every_mode_with_one_cell_of_two_threads(monkeypatch):
+    """Throughput: cells at once / seconds of the slowest of them, relative to the first mode's; bit-identical:
+    every concurrent cell's output digest equals the first mode's."""
+    from xaibench.bench import cores
+
+    fake = {(2, 1, ""): [(20.0, "a")], (2, 2, "PASSIVE"): [(30.0, "a"), (32.0, "a")],
+            (1, 2, ""): [(25.0, "b"), (25.0, "b")], (2, 2, ""): [(80.0, "a"), (40.0, "x")]}
+    monkeypatch.setattr(cores, "_run_mode", lambda name, t, c, w: [{"seconds": s, "digest": d}
+                                                                  for s, d in fake[(t, c, w)]])
+    df = cores.bench_cores(("image",), modes=tuple(fake))
+    assert df.throughput_vs_reference.tolist() == [1.0, 1.25, 1.6, 0.5]   # 1/20; 2/32; 2/25; 2/80
+    assert df.seconds_per_cell.tolist() == [20.0, 31.0, 25.0, 60.0]
+    assert df.bit_identical_to_reference.tolist() == [True, True, False, False]
+    assert df.omp_wait_policy.tolist() == ["unset (spin)", "PASSIVE", "unset (spin)", "unset (spin)"]
+    with pytest.raises(ValueError, match="unknown workload 'gpu'"):
+        cores.bench_cores(("gpu",))

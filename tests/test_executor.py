@@ -151,13 +151,47 @@ def test_cells_that_keep_one_thread_busy_get_a_worker_per_core(monkeypatch):
     monkeypatch.setattr(executor.os, "cpu_count", lambda: 2)
     monkeypatch.setenv("XAIBENCH_THREADS", "2")
     ex = executor.get_executor("processes")
-    assert ex.n_workers() == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ex.n_workers(cell_threads=1) == 2
     assert executor.worker_env()["XAIBENCH_THREADS"] == "2"
     with pytest.warns(RuntimeWarning, match=r"3 workers x 1 threads per cell exceed the 2 cores.*at most 2"):
         assert executor.get_executor("processes:3").n_workers(cell_threads=1) == 3
+
+
+def env_cell(i: int) -> tuple[int, str | None]:
+    return i, os.environ.get("OMP_WAIT_POLICY")
+
+
+def test_two_cores_run_two_cells_side_by_side_and_their_threads_wait_without_spinning(monkeypatch):
+    # bench_cores: two cells of 2 torch threads on 2 cores finish 1.15-1.23x as many cells as one at a time when
+    # their threads sleep while waiting (OMP_WAIT_POLICY=PASSIVE), 0.52x when they spin (OpenMP's default)
+    import warnings
+
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("XAIBENCH_THREADS", "2")
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert executor.get_executor("processes").n_workers() == 2
+        assert executor.get_executor("processes:2").n_workers() == 2
+    with pytest.warns(RuntimeWarning, match=r"3 workers x 2 threads per cell exceed the 2 cores.*at most 2"):
+        executor.get_executor("processes:3").n_workers()
+    assert executor.wait_policy(2) == "PASSIVE"               # 4 busy threads on 2 cores
+    assert executor.wait_policy(1) is None                    # 2 on 2: OpenMP's default is faster (0.86x passive)
+    assert executor.wait_policy(2, cell_threads=1) is None    # the editor chains: one busy core each
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 8)
+    assert executor.wait_policy(4) is None and executor.get_executor("processes").n_workers() == 4
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 1)
+    assert executor.get_executor("processes").n_workers() == 1
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")           # a value the user set is kept
+    assert executor.wait_policy(2) is None
+    # the spawned workers start with it (OpenMP reads it when torch loads); the driver's environment is unchanged
+    monkeypatch.delenv("OMP_WAIT_POLICY")
+    assert executor.get_executor("processes").map(env_cell, [0, 1]) == [(0, "PASSIVE"), (1, "PASSIVE")]
+    assert "OMP_WAIT_POLICY" not in os.environ
+    assert executor.get_executor("processes:1").map(env_cell, [0, 1]) == [(0, None), (1, None)]
 
 
 def test_processes_backend_passes_cell_threads_on(monkeypatch):

@@ -263,3 +263,27 @@ def test_make_dry_run_with_a_bad_parameter_fails():
     out = subprocess.run(["make", "--no-print-directory", "-n", "faithfulness", "SEEDS=abc"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "SEEDS='abc'" in out.stderr and "integers >= 0" in out.stderr
+
+
+@pytest.mark.parametrize("jobs, preset, expected", [([], None, "unset"), (["-j1"], None, "unset"),
+                                                     (["-j2"], None, "PASSIVE"), (["-j", "2"], None, "PASSIVE"),
+                                                     (["-j2"], "ACTIVE", "ACTIVE")])
+def test_notebooks_side_by_side_wait_without_spinning(tmp_path, jobs, preset, expected):
+    """make -jN: a notebook's torch threads share the cores with another notebook's, so its kernel starts with
+    OMP_WAIT_POLICY=PASSIVE (bench_cores: spinning side by side halves the throughput); a set value is kept,
+    and a serial make leaves the variable alone."""
+    import os
+
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
+    log = cwd / "policy.log"
+    (cwd / "python").write_text(f'#!/bin/bash\nif [ "$2" = papermill ]; then echo "${{OMP_WAIT_POLICY:-unset}}" > {log}; '
+                                f'exit 0; fi\nif [ "$3" = finalize ]; then exit 0; fi\n'
+                                f'exec {shlex.quote(__import__("sys").executable)} "$@"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "MAKEFLAGS", "MFLAGS")}
+    if preset:
+        env["OMP_WAIT_POLICY"] = preset
+    out = subprocess.run(["make", "--no-print-directory", f"PY={cwd / 'python'}", *jobs, REPORT, "SEEDS=43"],
+                         cwd=cwd, env={**env, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert log.read_text().strip() == expected

@@ -34,6 +34,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "editors":
         from .editors import bench_editors
         return bench_editors()
+    if name == "cores":
+        from .cores import bench_cores
+        return bench_cores(tuple(args.workloads))
     if name == "make_all":
         from .make_all import bench_make_all
         return bench_make_all(args.reports)
@@ -49,6 +52,7 @@ BENCHMARKS: dict[str, str] = {
     "faithfulness": "Ge et al.: seconds per explanation and per counterfactual search",
     "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
     "editors": "seconds and predictor calls per edit step of each counterfactual editor",
+    "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
     "make_all": "wall time of every executed notebook of the last full run",
 }
 
@@ -61,10 +65,14 @@ def parser() -> argparse.ArgumentParser:
     subs["training"].add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
     subs["causalm_staging"].add_argument("--tasks", nargs="+", default=["5-way", "ternary"])
     subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
+    subs["cores"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
     one = sub.add_parser("_train_one")  # the child process of `training`
     one.add_argument("model")
     one.add_argument("task")
     one.add_argument("out")
+    cell = sub.add_parser("_cores_one")  # the child process of `cores`
+    cell.add_argument("workload")
+    cell.add_argument("out")
     return ap
 
 
@@ -74,6 +82,11 @@ def main(argv: list[str] | None = None, run: Callable[[str, argparse.Namespace],
         from .training import train_one
 
         train_one(args.model, args.task, args.out)
+        return
+    if args.cmd == "_cores_one":
+        from .cores import run_workload
+
+        run_workload(args.workload, args.out)
         return
     dest = write_bench_table(run(args.cmd, args), f"bench_{args.cmd}.csv")
     print(f"wrote {dest} and {dest.with_suffix('.md').name}")

@@ -328,7 +328,10 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
             opt.zero_grad()
             loss.backward()
             opt.step()
-        va, ta = _accuracy(model, xv, new["val"]), _accuracy(model, xt, new["test"])
+        # the test accuracy of every epoch only where the tracking table shows it; otherwise only the read
+        # epoch's, after the loop (an evaluation forward pass changes neither the weights nor the draws)
+        va = _accuracy(model, xv, new["val"])
+        ta = _accuracy(model, xt, new["test"]) if track else None
         hist.append({"epoch": epoch + 1, "val_acc": va, "test_acc": ta})
         if best is None or va > best["val_acc"]:
             best = hist[-1]
@@ -346,6 +349,8 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
     if cfg.best_checkpoint and best_state is not None:
         model.load_state_dict(best_state)
         read = best
+    if read["test_acc"] is None:  # the model now holds the read epoch's weights
+        read = {**read, "test_acc": _accuracy(model, xt, new["test"])}
     final = pd.DataFrame(explain_attr(model, ex_imgs, ex_x, ex_y, er, cfg.methods, cfg, baselines, hide))
     summary = {"pair": " / ".join(c if isinstance(c, str) else f"{len(c)} species" for c in pair),
                "manipulation": manip.kind, "manip": manip.name(), "r": r, "seed": seed,
