@@ -156,8 +156,9 @@ class Executor:
 
     def n_workers(self, cell_threads: int | None = None) -> int:
         """Local worker processes of a ``processes`` or ``dask-local`` backend (explicit N, else as many
-        as fit the cores with ``cell_threads`` busy threads each; ``None``: ``XAIBENCH_THREADS``, the torch
-        threads every worker keeps); more than fit is warned about."""
+        as fit the cores with ``cell_threads`` busy threads each -- ``None``: ``XAIBENCH_THREADS``, the torch
+        threads every worker keeps -- and at least two on two or more cores, whose threads then wait
+        without spinning: :func:`wait_policy`); more than that is warned about."""
         from .device import thread_count
 
         threads, cores = thread_count() if cell_threads is None else int(cell_threads), os.cpu_count() or 1
