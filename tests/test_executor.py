@@ -194,6 +194,18 @@ def test_two_cores_run_two_cells_side_by_side_and_their_threads_wait_without_spi
     assert executor.get_executor("processes:1").map(env_cell, [0, 1]) == [(0, None), (1, None)]
 
 
+def test_a_local_dask_clusters_workers_start_with_the_wait_policy(monkeypatch):
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("XAIBENCH_THREADS", "2")
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    executor.close_clients()  # a cluster started by an earlier test (one thread per cell) would be reused
+    try:
+        assert executor.get_executor("dask-local:2").map(env_cell, [0, 1]) == [(0, "PASSIVE"), (1, "PASSIVE")]
+        assert "OMP_WAIT_POLICY" not in os.environ
+    finally:
+        executor.close_clients()
+
+
 def test_processes_backend_passes_cell_threads_on(monkeypatch):
     seen = []
     monkeypatch.setattr(executor.Executor, "n_workers", lambda self, cell_threads=None: seen.append(cell_threads) or 1)
