@@ -355,3 +355,77 @@ def test_cebab_cells_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
     assert list(serial["seed"].unique()) == [0, 1] and set(serial["explainer"]) == {"random", "conexp"}
     assert len(serial) > 20
     pd.testing.assert_frame_equal(dask, serial, check_exact=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# CEBaB classifiers (notebook 02): the seeds of one (model, task), fitted in workers, saved here
+# ---------------------------------------------------------------------------------------------
+def _cebab_training_run(monkeypatch, root, scheduler: str, cebab_parquet) -> list[dict]:
+    from xaibench.models import cebab_training as ct
+
+    (root / "data" / "processed").mkdir(parents=True)
+    (root / "data" / "processed" / "cebab.parquet").symlink_to(cebab_parquet)
+    monkeypatch.setenv("XAIBENCH_HOME", str(root))
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    written = []
+    real_store = ct._store_files
+
+    def store_files(files, metrics):  # the driver writes every seed's model
+        written.append((os.getpid(), metrics["seed"], sorted(files)))
+        return real_store(files, metrics)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(ct, "_store_files", store_files)
+        if scheduler != "serial":  # the seeds must be fitted in the workers (a fresh import there), not here
+            mp.setattr(ct, "_fit", lambda *a, **k: (_ for _ in ()).throw(AssertionError("fitted in the driver")))
+        out = ct.train_cebab_seeds("lstm", "5-way", "exclusive", [1, 0, 1], profile="quick")
+        again = ct.train_cebab_seeds("lstm", "5-way", "exclusive", [0, 1], profile="quick")  # stored: nothing runs
+    if scheduler != "serial":
+        assert sorted(written) == [(os.getpid(), s, ["config.json", "vocab.json", "weights.pt"]) for s in (0, 1)]
+    assert [r.metrics["seed"] for r in out] == [1, 0] and [r.metrics["seed"] for r in again] == [0, 1]
+    for r in out:  # the saved model is the one the metrics describe
+        assert r.model.fingerprint() == r.metrics["fingerprint"] and (r.folder / "metrics.json").exists()
+    return [{k: v for k, v in r.metrics.items() if k not in ("train_seconds", "history")} for r in out]
+
+
+def test_cebab_seeds_train_identically_serial_and_on_dask(monkeypatch, tmp_path):
+    from xaibench import paths
+
+    cebab_parquet = paths.processed_dir() / "cebab.parquet"  # the project's, before XAIBENCH_HOME moves
+    serial = _cebab_training_run(monkeypatch, tmp_path / "serial", "serial", cebab_parquet)
+    dask = _cebab_training_run(monkeypatch, tmp_path / "dask", "dask-local:2", cebab_parquet)
+    assert dask == serial and len({m["fingerprint"] for m in serial}) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Human-grounded questions (notebook 21): (dataset, CNN, method) cells, the saved CNNs in workers
+# ---------------------------------------------------------------------------------------------
+def _hg_run(monkeypatch, root, scheduler: str, processed) -> tuple[list, pd.DataFrame]:
+    from xaibench.evaluation import human_grounded as hg
+    from xaibench.evaluation.human_grounded import pipeline
+
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "processed").symlink_to(processed)
+    monkeypatch.setenv("XAIBENCH_HOME", str(root))
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", scheduler)
+    setups = hg.prepare(["arxiv"], 0, quick=True)
+    selections = hg.select_questions(setups, 4, 0)
+    with monkeypatch.context() as mp:
+        if scheduler != "serial":  # the explainers must run in the workers (a fresh import there), not here
+            mp.setattr(pipeline, "make_paper_explainer", lambda *a, **k: (_ for _ in ()).throw(AssertionError("driver")))
+        questions, report, timings = hg.build_questions(setups, selections, ["random_w", "lime", "lrp_n", "dt"], 0, 20)
+    assert list(timings["method"].unique()) == ["lime", "random_w", "lrp_n", "dt"]  # LIME's cells first
+    assert timings.groupby(["dataset", "model"]).size().to_dict() == {("arxiv", "well"): 4, ("arxiv", "worse"): 4}
+    return questions, report.frame()
+
+
+def test_human_grounded_questions_are_identical_serial_and_on_dask(monkeypatch, tmp_path):
+    from xaibench import paths
+
+    processed = paths.processed_dir()  # the project's, before XAIBENCH_HOME moves
+    serial, dropped_s = _hg_run(monkeypatch, tmp_path / "serial", "serial", processed)
+    dask, dropped_d = _hg_run(monkeypatch, tmp_path / "dask", "dask-local:2", processed)
+    assert len(serial) > 8 and {q.method for q in serial} >= {"lime", "lrp_n"}
+    assert dask == serial
+    pd.testing.assert_frame_equal(dropped_d, dropped_s)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -91,23 +91,108 @@ def train_cebab(model: str, task: str, split: str = "exclusive", seed: int = 42,
     ``inclusive``.  Saves the model and ``metrics.json`` (dev/test macro-F1, epochs, seconds) under
     :func:`~xaibench.models.zoo.model_dir`.
     """
-    from .absa import AspectSentimentModel
+    _check_task_split(task, split)
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    if not force:
+        stored = _load_stored(model, task, split, seed, prof, overrides)
+        if stored is not None:
+            return stored
+    clf, metrics = _fit(model, task, split, seed, prof, overrides)
+    return _store(clf, metrics)
 
+
+def train_cebab_seeds(model: str, task: str, split: str = "exclusive", seeds: Sequence[int] = (42,),
+                      profile: str | Profile = "full", **overrides: Any) -> list[TrainedModel]:
+    """:func:`train_cebab` for every seed of ``seeds``, in order.
+
+    The seeds not yet trained are independent cells of the executor (``XAIBENCH_SCHEDULER``): with a
+    parallel scheduler each worker fits one seed and returns the saved model's files and its metrics, and
+    this process writes them (serially, the default, it is a plain loop).  Every seed trains exactly as alone: the
+    training loop seeds itself, and the workers run with this process's ``XAIBENCH_THREADS``.
+    """
+    import functools
+
+    from ..executor import get_executor
+
+    _check_task_split(task, split)
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    seeds = list(dict.fromkeys(int(s) for s in seeds))
+    ex = get_executor()
+    todo = [s for s in seeds if _load_stored(model, task, split, s, prof, overrides, load=False) is None]
+    if ex.parallel and len(todo) > 1:
+        check_model(model)
+        ex.map(functools.partial(_fit_cell, model=model, task=task, split=split, profile=prof, overrides=overrides),
+               todo, desc=f"{model} {task} seeds", on_result=lambda i, out: _store_files(*out))
+    return [train_cebab(model, task, split, s, profile=prof, **overrides) for s in seeds]
+
+
+def _check_task_split(task: str, split: str) -> None:
     if task not in TASK_CLASSES:
         raise ValueError(f"unknown task {task!r}; use one of {sorted(TASK_CLASSES)}")
     if split not in ("exclusive", "inclusive"):
         raise ValueError(f"split must be 'exclusive' or 'inclusive', got {split!r}")
-    prof = get_profile(profile) if isinstance(profile, str) else profile
+
+
+def _load_stored(model: str, task: str, split: str, seed: int, prof: Profile, overrides: dict[str, Any],
+                 load: bool = True) -> TrainedModel | None:
+    """The saved model of this (model, task, split, seed) if it was trained under ``prof`` and
+    ``overrides`` (``load=False``: only checks its metrics, returns a model-less result); else None.
+    A damaged metrics or weights file is named, removed and so retrained."""
+    from .absa import AspectSentimentModel
+
     folder = model_dir("cebab", model, task, split, seed)
     metrics_path = folder / "metrics.json"
-    if metrics_path.exists() and not force:
-        try:
-            metrics = json.loads(metrics_path.read_text())
-            if metrics.get("profile") == prof.name and metrics.get("overrides", {}) == canonical(overrides):
-                clf = load_model(folder)
-                return TrainedModel(AspectSentimentModel(clf) if task == "absa" else clf, metrics, folder)
-        except Exception as err:  # noqa: BLE001 - a damaged metrics or weights file: named, removed, retrained
-            discard_damaged(folder, err, "saved model")
+    if not metrics_path.exists():
+        return None
+    try:
+        metrics = json.loads(metrics_path.read_text())
+        if metrics.get("profile") != prof.name or metrics.get("overrides", {}) != canonical(overrides):
+            return None
+        if not load:
+            return TrainedModel(None, metrics, folder)
+        clf = load_model(folder)
+        return TrainedModel(AspectSentimentModel(clf) if task == "absa" else clf, metrics, folder)
+    except Exception as err:  # noqa: BLE001 - a damaged metrics or weights file: named, removed, retrained
+        discard_damaged(folder, err, "saved model")
+        return None
+
+
+def _fit_cell(seed: int, model: str, task: str, split: str, profile: Profile, overrides: dict[str, Any]):
+    """One seed's training in an executor worker.  Returns ``(files, metrics)``: the files
+    :meth:`~xaibench.models.base.Classifier.save` writes (name -> bytes; saved in a scratch folder of the
+    worker, then removed), because a model's module classes are built at run time and do not pickle."""
+    import tempfile
+    from pathlib import Path
+
+    result_model, metrics = _fit(model, task, split, seed, profile, overrides)
+    with tempfile.TemporaryDirectory(prefix="xaibench-model-") as tmp:
+        folder = _classifier(result_model).save(Path(tmp) / "model")
+        files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return files, metrics
+
+
+def _store_files(files: dict[str, bytes], metrics: dict[str, Any]) -> None:
+    """Write a worker's saved model (:func:`_fit_cell`) into its folder, then its ``metrics.json``."""
+    from ..io import atomic_dir
+
+    folder = model_dir("cebab", metrics["model"], metrics["task"], metrics["split"], metrics["seed"])
+    with atomic_dir(folder) as tmp:
+        for name, data in files.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / name).write_bytes(data)
+    write_json(folder / "metrics.json", metrics, default=str)
+
+
+def _classifier(result_model: Any):
+    """The saved classifier of a fitted model (the ABSA wrapper saves the classifier it wraps)."""
+    from .absa import AspectSentimentModel
+
+    return result_model.classifier if isinstance(result_model, AspectSentimentModel) else result_model
+
+
+def _fit(model: str, task: str, split: str, seed: int, prof: Profile, overrides: dict[str, Any]):
+    """Fit one classifier; returns the fitted (ABSA: wrapped) model and its metrics, saves nothing."""
+    from .absa import AspectSentimentModel
 
     check_model(model)  # before loading any data: a model no run can build fails here, by name
     tr, dev, te = _frames(task, split, prof)
@@ -139,8 +224,14 @@ def train_cebab(model: str, task: str, split: str = "exclusive", seed: int = 42,
         "train_seconds": train_seconds, "history": clf.history, "fingerprint": clf.fingerprint(),
         "overrides": canonical(overrides),
     }
-    clf.save(folder)
-    write_json(metrics_path, metrics, default=str)
+    return result_model, metrics
+
+
+def _store(result_model: Any, metrics: dict[str, Any]) -> TrainedModel:
+    """Save a fitted model and its ``metrics.json`` (written last: it marks the model as trained)."""
+    folder = model_dir("cebab", metrics["model"], metrics["task"], metrics["split"], metrics["seed"])
+    _classifier(result_model).save(folder)
+    write_json(folder / "metrics.json", metrics, default=str)
     return TrainedModel(result_model, metrics, folder)
 
 

@@ -256,8 +256,8 @@ def run_all(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int], e
 
     The models, tasks and seeds are checked first, so that a bad value fails before any work.  The
     (model, task, seed) cells are independent: with ``XAIBENCH_SCHEDULER`` set to a parallel backend
-    (:mod:`xaibench.executor`), the classifiers and the ABSA predictor that are not trained yet are
-    trained here first, the cells' missing explainers are computed in the workers and their results
+    (:mod:`xaibench.executor`), the ABSA predictor is trained here first if missing, the classifiers not
+    trained yet are trained as cells of the executor and saved here, the cells' missing explainers are computed in the workers and their results
     saved here, in the driver; serially each cell runs :func:`run_one`."""
     from ...config import parse_seeds
     from ...data.cebab import check_tasks
@@ -286,10 +286,10 @@ def run_all(models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int], e
 def _run_parallel(ex: Any, models: Sequence[str], tasks: Sequence[str], seeds: Sequence[int],
                   explainers: Sequence[str], profile: str | Profile, absa_model: str | None,
                   causalm_baseline: str) -> None:
-    """:func:`run_all`'s cells on the executor ``ex``: models trained and results saved in this process."""
+    """:func:`run_all`'s cells on the executor ``ex``: models saved and results saved in this process."""
     import functools
 
-    from ...models.cebab_training import train_cebab
+    from ...models.cebab_training import train_cebab_seeds
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     cells = []
@@ -305,9 +305,12 @@ def _run_parallel(ex: Any, models: Sequence[str], tasks: Sequence[str], seeds: S
     if absa_model and any({"approx", "s-learner"} & set(c[3]) for c in cells) and not is_trained(
             absa_model, "absa", 42, prof):
         load_aspect_predictor(absa_model, 42, prof)
+    missing: dict[tuple[str, str], list[int]] = {}
     for m, t, s, _ in cells:
         if not is_trained(m, t, s, prof):
-            train_cebab(m, t, "exclusive", s, profile=prof)
+            missing.setdefault((m, t), []).append(s)
+    for (m, t), ss in missing.items():  # the seeds of one model and task train as cells of ``ex`` too
+        train_cebab_seeds(m, t, "exclusive", ss, profile=prof)
 
     def save(i: int, done: list[tuple[str, pd.DataFrame]]) -> None:
         m, t, s, _ = cells[i]

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .kappa import kappa_table
-from .methods import PAPER_METHODS, explain_texts, table_label
+from .methods import PAPER_METHODS, explain_texts, make_paper_explainer, table_label
 from .questions import BuildReport, build_task1, build_task2, build_task3
 from .readers import PARTICIPANTS, SimulatedReader, train_readers
 from ..agreement import rank_agreement
@@ -188,24 +188,59 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
                     lime_samples: int = 1000) -> tuple[list[Question], BuildReport, pd.DataFrame]:
     """Explain the selected texts with every method (well-trained CNN: tasks 1-3; worse CNN:
     task 1) and turn them into questions.  Returns ``(questions, report of dropped questions,
-    seconds per dataset)``."""
-    questions: list[Question] = []
-    report, timings = BuildReport(), []
+    explanation seconds per dataset, CNN and method)``.
+
+    Each (dataset, CNN, method) is a cell of the executor (``XAIBENCH_SCHEDULER``): serially the
+    setups' models explain in this process; in parallel each worker loads the saved CNN
+    (:func:`~.training.model_folder`) and returns the attributions.  Every cell fits its explainer
+    afresh with ``seed``, so the attributions do not depend on where or in which order it runs."""
+    import functools
+
+    from ...executor import get_executor
+
+    texts: dict[tuple[str, str], list[str]] = {}
     for ds, s in setups.items():
-        sel, pool, fit_texts = selections[ds].tasks, s.pool, s.fit_texts
+        sel, pool = selections[ds].tasks, s.pool
         pos_well = pd.concat([sel[t]["pos"] for t in (1, 2, 3)]).unique()
-        t = time.time()
-        ew = explain_texts(s.models["well"], [pool.text[i] for i in pos_well], methods, fit_texts, seed,
-                           lime_samples, desc=f"{ds} well")
-        es = explain_texts(s.models["worse"], [pool.text[i] for i in sel[1]["pos"]], methods, fit_texts, seed,
-                           lime_samples, desc=f"{ds} worse")
-        timings.append({"dataset": ds, "texts_explained": len(pos_well) + len(sel[1]),
-                        "seconds": round(time.time() - t, 1)})
+        texts[ds, "well"] = list(dict.fromkeys(pool.text[i] for i in pos_well))
+        texts[ds, "worse"] = list(dict.fromkeys(pool.text[i] for i in sel[1]["pos"]))
+    cells = [(ds, cond, m) for ds in setups for cond in ("well", "worse") for m in methods]
+    # LIME's cells (lime_samples forward passes per text) are the longest: they start first
+    cells.sort(key=lambda c: PAPER_METHODS.get(c[2], c[2]) != "lime")
+    ex = get_executor()
+    fn = functools.partial(_explain_cell, seed=seed, lime_samples=lime_samples,
+                           models=None if ex.parallel else {ds: s.models for ds, s in setups.items()})
+    out = ex.map(fn, [(ds, cond, m, texts[ds, cond], setups[ds].fit_texts) for ds, cond, m in cells],
+                 desc="explanations (dataset x CNN x method)")
+    explained = {c: dict(zip(texts[c[0], c[1]], attrs)) for c, (attrs, _) in zip(cells, out)}
+    timings = pd.DataFrame([{"dataset": ds, "model": cond, "method": m, "texts_explained": len(texts[ds, cond]),
+                             "seconds": round(sec, 1)} for (ds, cond, m), (_, sec) in zip(cells, out)])
+    timings = timings.sort_values(["dataset", "model"], kind="stable", key=lambda c: c.map(
+        {**{d: i for i, d in enumerate(setups)}, "well": 0, "worse": 1})).reset_index(drop=True)
+    questions: list[Question] = []
+    report = BuildReport()
+    for ds, s in setups.items():
+        sel, pool = selections[ds].tasks, s.pool
+        ew = {m: explained[ds, "well", m] for m in methods}
+        es = {m: explained[ds, "worse", m] for m in methods}
         proba = selections[ds].proba
         questions += build_task1(ds, pool, sel[1], ew, es, seed, report=report)
         questions += build_task2(ds, pool, sel[2], ew, proba, seed, report=report)
         questions += build_task3(ds, pool, sel[3], ew, proba, seed, report=report)
-    return questions, report, pd.DataFrame(timings)
+    return questions, report, timings
+
+
+def _explain_cell(cell: tuple, seed: int, lime_samples: int, models: Mapping[str, Mapping[str, Any]] | None = None):
+    """One (dataset, CNN, method) of :func:`build_questions`: ``(attributions of texts, seconds)``.
+    ``models``: the setups' CNNs (serial); ``None``: load the saved CNN (a worker)."""
+    from ...models.registry import load_model
+    from .training import model_folder
+
+    ds, cond, method, texts, fit_texts = cell
+    model = models[ds][cond] if models is not None else load_model(model_folder(ds, cond, seed))
+    t = time.time()
+    exp = make_paper_explainer(method, model, fit_texts, seed=seed, lime_samples=lime_samples)
+    return exp.explain(texts), time.time() - t
 
 
 def make_readers(setups: Mapping[str, Setup], n_readers: int = 5,
