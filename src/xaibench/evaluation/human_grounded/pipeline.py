@@ -188,7 +188,7 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
                     lime_samples: int = 1000) -> tuple[list[Question], BuildReport, pd.DataFrame]:
     """Explain the selected texts with every method (well-trained CNN: tasks 1-3; worse CNN:
     task 1) and turn them into questions.  Returns ``(questions, report of dropped questions,
-    explanation seconds per dataset, CNN and method)``.
+    explanation seconds per dataset, CNN and method, in the order the cells were sent)``.
 
     Each (dataset, CNN, method) is a cell of the executor (``XAIBENCH_SCHEDULER``): serially the
     setups' models explain in this process; in parallel each worker loads the saved CNN
@@ -204,9 +204,9 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
         pos_well = pd.concat([sel[t]["pos"] for t in (1, 2, 3)]).unique()
         texts[ds, "well"] = list(dict.fromkeys(pool.text[i] for i in pos_well))
         texts[ds, "worse"] = list(dict.fromkeys(pool.text[i] for i in sel[1]["pos"]))
-    cells = [(ds, cond, m) for ds in setups for cond in ("well", "worse") for m in methods]
     # LIME's cells (lime_samples forward passes per text) are the longest: they start first
-    cells.sort(key=lambda c: PAPER_METHODS.get(c[2], c[2]) != "lime")
+    cells = sorted(((ds, cond, m) for ds in setups for cond in ("well", "worse") for m in methods),
+                   key=lambda c: PAPER_METHODS.get(c[2], c[2]) != "lime")
     ex = get_executor()
     fn = functools.partial(_explain_cell, seed=seed, lime_samples=lime_samples,
                            models=None if ex.parallel else {ds: s.models for ds, s in setups.items()})
@@ -215,8 +215,6 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
     explained = {c: dict(zip(texts[c[0], c[1]], attrs)) for c, (attrs, _) in zip(cells, out)}
     timings = pd.DataFrame([{"dataset": ds, "model": cond, "method": m, "texts_explained": len(texts[ds, cond]),
                              "seconds": round(sec, 1)} for (ds, cond, m), (_, sec) in zip(cells, out)])
-    timings = timings.sort_values(["dataset", "model"], kind="stable", key=lambda c: c.map(
-        {**{d: i for i, d in enumerate(setups)}, "well": 0, "worse": 1})).reset_index(drop=True)
     questions: list[Question] = []
     report = BuildReport()
     for ds, s in setups.items():
