@@ -233,6 +233,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench attribution
 	$(PY) -m xaibench.bench faithfulness
 	$(PY) -m xaibench.bench attribution_gt
+	$(PY) -m xaibench.bench manipulations
 	$(PY) -m xaibench.bench editors
 	$(PY) -m xaibench.bench cores
 

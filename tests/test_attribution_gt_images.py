@@ -27,6 +27,39 @@ def test_no_pixel_outside_er_changes(kind, size):
             assert (out != img).any(axis=-1)[er].any(), f"{m.name()} changed nothing inside its ER"
 
 
+def test_hsv_conversions_equal_matplotlibs_bit_for_bit():
+    from matplotlib import colors
+
+    rng = np.random.default_rng(0)
+    levels = (0, 1, 127, 128, 254, 255)  # black, white, greys, and every tie between channels
+    ties = np.array([[a, b, c] for a in levels for b in levels for c in levels], np.uint8)
+    rgbs = [rng.integers(0, 256, (40, 37, 3), dtype=np.uint8), ties, np.repeat(np.arange(256, dtype=np.uint8)[:, None], 3, 1)]
+    for rgb in rgbs:
+        x = rgb.astype(np.float32) / 255.0
+        ours, theirs = mp.rgb_to_hsv(x), colors.rgb_to_hsv(x)
+        assert ours.dtype == theirs.dtype == np.float32
+        assert np.array_equal(ours.view(np.uint32), theirs.view(np.uint32))
+    hsv = rng.random((20000, 3)).astype(np.float32)
+    hsv[:500, 0], hsv[500:1000, 1], hsv[1000:1500, 0] = 1.0, 0.0, 0.0  # hue 1 (sector 0), greys, hue 0
+    for h in (hsv, np.clip(colors.rgb_to_hsv(rgbs[0] / np.float32(255)) + np.float32(0.3), 0, 1)):
+        ours, theirs = mp.hsv_to_rgb(h), colors.hsv_to_rgb(h)
+        assert ours.dtype == theirs.dtype == np.float32
+        assert np.array_equal(ours.view(np.uint32), theirs.view(np.uint32))
+    assert np.array_equal(mp.hsv_to_rgb(np.array([[0.5, 1.0, 1.0]], np.float32)), [[0.0, 1.0, 1.0]])  # cyan
+    assert np.allclose(mp.rgb_to_hsv(np.array([[1.0, 0.5, 0.0]], np.float32)), [[1 / 12, 1.0, 1.0]])  # orange
+
+
+def test_manipulation_bench_times_every_kind_and_finds_the_hsv_ones_identical_to_matplotlibs():
+    from xaibench.bench.manipulations import bench_manipulations
+
+    df = bench_manipulations(n_images=6, size=48)
+    assert sorted(set(df["manipulation"])) == sorted(mp.KINDS)
+    ref = df[df["implementation"] != "project"]
+    assert sorted(ref["manipulation"]) == ["brightness", "hue"] and ref["identical"].all()
+    assert df.loc[df["manipulation"].isin(["brightness", "hue"]), "identical"].all()
+    assert (df["seconds_per_image"] > 0).all()
+
+
 def test_er_geometry_known_values():
     band = mp.Manipulation("noise", {"top": 80, "bottom": 130, "noise_p": 1.0}).er(224)
     assert band.sum() == 51 * 224 and band[80].all() and not band[131].any()

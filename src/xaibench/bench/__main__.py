@@ -31,6 +31,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "attribution_gt":
         from .attribution_gt import bench_attribution_gt
         return bench_attribution_gt()
+    if name == "manipulations":
+        from .manipulations import bench_manipulations
+        return bench_manipulations()
     if name == "editors":
         from .editors import bench_editors
         return bench_editors()
@@ -51,6 +54,7 @@ BENCHMARKS: dict[str, str] = {
     "attribution": "every local explainer on the CNN and MiniLM",
     "faithfulness": "Ge et al.: seconds per explanation and per counterfactual search",
     "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
+    "manipulations": "Zhou et al. 2022: seconds per image of each image manipulation (HSV ones: ours vs matplotlib's)",
     "editors": "seconds and predictor calls per edit step of each counterfactual editor",
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
     "make_all": "wall time of every executed notebook of the last full run",

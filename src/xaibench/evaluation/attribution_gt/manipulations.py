@@ -26,15 +26,54 @@ import numpy as np
 KINDS = ("blur", "brightness", "hue", "noise", "watermark")
 
 
-def _hsv_apply(img: np.ndarray, channel: int, delta: np.ndarray, wrap: bool) -> np.ndarray:
-    from matplotlib.colors import hsv_to_rgb, rgb_to_hsv
+def rgb_to_hsv(arr: np.ndarray) -> np.ndarray:
+    """matplotlib's ``colors.rgb_to_hsv`` (float RGB in [0, 1], shape ``(..., 3)``), bit for bit (the same
+    float operations on every pixel), in less than half its time: each pixel's hue is selected with
+    ``np.where`` instead of written through boolean masks (ties: blue over green over red, as there)."""
+    arr = np.asarray(arr)
+    arr = np.asarray(arr, dtype=np.promote_types(arr.dtype, np.float32))
+    zero = arr.dtype.type(0)
+    r, g, b = arr[..., 0], arr[..., 1], arr[..., 2]
+    arr_max = np.maximum(np.maximum(r, g), b)
+    delta = arr_max - np.minimum(np.minimum(r, g), b)
+    with np.errstate(divide="ignore", invalid="ignore"):  # grey and black pixels: selected away below
+        s = np.where(arr_max > 0, delta / arr_max, zero)
+        hue = np.where(b == arr_max, 4. + (r - g) / delta, np.where(g == arr_max, 2. + (b - r) / delta, (g - b) / delta))
+    out = np.empty_like(arr)
+    out[..., 0] = np.where(delta > 0, hue, zero) / 6.0 % 1.0
+    out[..., 1] = s
+    out[..., 2] = arr_max
+    return out
 
-    hsv = rgb_to_hsv(img.astype(np.float32) / 255.0)
-    hsv[..., channel] += delta
+
+def hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
+    """matplotlib's ``colors.hsv_to_rgb`` (HSV in [0, 1], shape ``(..., 3)``), bit for bit, in less than half of
+    its time: the sector's (r, g, b) picked with ``np.choose`` instead of six masked writes."""
+    hsv = np.asarray(hsv)
+    hsv = np.asarray(hsv, dtype=np.promote_types(hsv.dtype, np.float32))
+    h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    i = (h * 6.0).astype(int)
+    f = (h * 6.0) - i  # float64, as in matplotlib; q and t are rounded to h's type when written, as there
+    p = v * (1.0 - s)
+    q = (v * (1.0 - s * f)).astype(h.dtype)
+    t = (v * (1.0 - s * (1.0 - f))).astype(h.dtype)
+    k = i % 6  # h = 1 is sector 0
+    rgb = np.stack([np.choose(k, [v, q, p, p, t, v]), np.choose(k, [t, v, v, q, p, p]),
+                    np.choose(k, [p, p, t, v, v, q])], axis=-1)
+    return np.where((s == 0)[..., None], v[..., None], rgb)
+
+
+def _hsv_apply(img: np.ndarray, channel: int, delta: np.ndarray, wrap: bool, where: np.ndarray) -> np.ndarray:
+    """``img`` with HSV ``channel`` shifted by ``delta`` at the pixels of the mask ``where`` (the others are
+    kept: every conversion is per pixel, so they are not converted at all)."""
+    hsv = rgb_to_hsv(img[where].astype(np.float32) / 255.0)
+    hsv[..., channel] += delta[where]
     if wrap:
         hsv[..., channel] %= 1.0
     hsv = np.clip(hsv, 0, 1)
-    return np.clip(np.round(hsv_to_rgb(hsv) * 255.0), 0, 255).astype(np.uint8)
+    out = img.copy()
+    out[where] = np.clip(np.round(hsv_to_rgb(hsv) * 255.0), 0, 255).astype(np.uint8)
+    return out
 
 
 @dataclass
@@ -101,14 +140,14 @@ class Manipulation:
         rad = self.params["radius"] / 112.0
         ds = (np.cos(0.25 * np.pi / (rad / 2) * rs) ** 2) * self.params["shift"]
         ds[rs > rad] = 0
-        return _hsv_apply(img, 2, ds, wrap=False)
+        return _hsv_apply(img, 2, ds, wrap=False, where=self._disc(size))
 
     def _hue(self, img, size, rng):
         top, bottom = self._s(size, "top"), self._s(size, "bottom")
         rows = np.arange(size)
         ds = np.sin(2 * np.pi / max(bottom - top, 1e-6) * (rows - size / 2))
         ds = ds**2 * np.sign(ds) * self.params["shift"]
-        return _hsv_apply(img, 0, np.tile(ds[:, None], (1, size)), wrap=True)
+        return _hsv_apply(img, 0, np.tile(ds[:, None], (1, size)), wrap=True, where=self._band(size))
 
     def _noise(self, img, size, rng):
         out = img.copy()
