@@ -14,15 +14,7 @@ import time
 
 import pandas as pd
 
-
-def _context() -> dict:
-    import torch
-
-    from ..device import load_average, machine_info
-
-    info = machine_info()
-    return {"cpus": info["cpus"], "cpu_model": info["cpu_model"], "torch_threads": torch.get_num_threads(),
-            "load_avg_1min": load_average()}
+from .common import machine_context
 
 
 def bench_text(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "full") -> list[dict]:
@@ -43,12 +35,12 @@ def bench_text(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "f
     dt, n_ep = time.time() - t0, len(m.history["epochs"])
     rows.append({"domain": "text", "model": "attention_bilstm", "method": "training", "n_items": len(ds.train),
                  "epochs": n_ep, "seconds": dt, "seconds_per_item": dt / (n_ep * len(ds.train)),
-                 "test_acc": m.accuracy(ds.test.texts, ds.test.labels), **_context()})
+                 "test_acc": m.accuracy(ds.test.texts, ds.test.labels), **machine_context()})
     t0 = time.time()
     te.attention_attr(m, ds.test, max_reviews=n_explain)
     dt = time.time() - t0
     rows.append({"domain": "text", "model": "attention_bilstm", "method": "attention", "n_items": n_explain,
-                 "seconds": dt, "seconds_per_item": dt / n_explain, **_context()})
+                 "seconds": dt, "seconds_per_item": dt / n_explain, **machine_context()})
     idx = list(range(n_explain))
     for name in cfg.explainers:
         exp = make_explainer(name, **cfg.explainer_kwargs.get(name, {})).fit(m)
@@ -56,7 +48,7 @@ def bench_text(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "f
         te.explainer_attr(exp, ds.test, idx)
         dt = time.time() - t0
         rows.append({"domain": "text", "model": "attention_bilstm", "method": name, "n_items": n_explain,
-                     "seconds": dt, "seconds_per_item": dt / n_explain, **_context()})
+                     "seconds": dt, "seconds_per_item": dt / n_explain, **machine_context()})
     for mode in cfg.rationale_modes:
         r = RationaleModel(mode=mode, selection=0.1, hidden=cfg.rationale_hidden, max_epochs=rationale_epochs, seed=0)
         t0 = time.time()
@@ -64,7 +56,7 @@ def bench_text(n_explain: int = 20, rationale_epochs: int = 2, profile: str = "f
         dt, n_ep = time.time() - t0, len(r.history["epochs"])
         rows.append({"domain": "text", "model": f"rationale_{mode}", "method": "training", "n_items": len(ds.train),
                      "epochs": n_ep, "seconds": dt, "seconds_per_item": dt / (n_ep * len(ds.train)),
-                     "test_acc": r.evaluate(ds.test.texts, ds.test.labels)["acc"], **_context()})
+                     "test_acc": r.evaluate(ds.test.texts, ds.test.labels)["acc"], **machine_context()})
     return rows
 
 
@@ -80,11 +72,11 @@ def bench_images(profile: str = "full") -> list[dict]:
     rows = [{"domain": "image", "model": f"resnet_small {cfg.widths} @{cfg.canvas}px", "method": "training",
              "n_items": n_train, "epochs": cfg.epochs, "seconds": summary["train_seconds"],
              "seconds_per_item": summary["train_seconds"] / (cfg.epochs * n_train), "test_acc": summary["test_acc"],
-             **_context()}]
+             **machine_context()}]
     for method, g in final.groupby("method", sort=False):
         per = float(g["seconds_per_image"].iloc[0])
         rows.append({"domain": "image", "model": rows[0]["model"], "method": method, "n_items": len(g),
-                     "seconds": per * len(g), "seconds_per_item": per, **_context()})
+                     "seconds": per * len(g), "seconds_per_item": per, **machine_context()})
     return rows
 
 

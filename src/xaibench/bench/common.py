@@ -21,3 +21,15 @@ def write_bench_table(df: pd.DataFrame, name: str, out_dir: str | os.PathLike | 
     title = f"# {dest.stem}\n\nWritten by `python -m xaibench.bench {dest.stem.removeprefix('bench_')}`.\n\n"
     write_text(dest.with_suffix(".md"), title + df.to_markdown(index=False) + "\n")
     return dest
+
+
+def machine_context() -> dict:
+    """The machine a benchmark row was measured on, its torch thread count and the 1-minute load average at
+    that moment (so that timings taken under load can be recognised)."""
+    import torch
+
+    from ..device import load_average, machine_info
+
+    info = machine_info()
+    return {"cpus": info["cpus"], "cpu_model": info["cpu_model"], "torch_threads": torch.get_num_threads(),
+            "load_avg_1min": load_average()}

@@ -27,13 +27,13 @@ def _matplotlib_conversions():
 
     from ..evaluation.attribution_gt import manipulations as mp
 
-    every_pixel = mp._hsv_apply
+    every_pixel = mp.hsv_shift
 
     def apply(img, channel, delta, wrap, where):
         return every_pixel(img, channel, delta, wrap, np.ones_like(where))
 
     with mock.patch.object(mp, "rgb_to_hsv", colors.rgb_to_hsv), mock.patch.object(mp, "hsv_to_rgb", colors.hsv_to_rgb), \
-            mock.patch.object(mp, "_hsv_apply", apply):
+            mock.patch.object(mp, "hsv_shift", apply):
         yield
 
 
@@ -51,7 +51,7 @@ def _images(n: int, size: int, seed: int = 0) -> list[np.ndarray]:
 def bench_manipulations(n_images: int = 300, size: int = 112, seed: int = 0) -> pd.DataFrame:
     from ..evaluation.attribution_gt import image_runner as ir
     from ..evaluation.attribution_gt import manipulations as mp
-    from .attribution_gt import _context
+    from .common import machine_context
 
     imgs = _images(n_images, size, seed)
     cfg = ir.ImageConfig.groups("full")
@@ -73,6 +73,6 @@ def bench_manipulations(n_images: int = 300, size: int = 112, seed: int = 0) -> 
             rows[-2]["identical"] = same
     df = pd.DataFrame(rows)
     df["identical"] = df["identical"].astype("boolean")  # empty where there is no reference
-    for k, v in _context().items():
+    for k, v in machine_context().items():
         df[k] = v
     return df.round({"seconds_per_image": 6})

@@ -63,7 +63,7 @@ def hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
     return np.where((s == 0)[..., None], v[..., None], rgb)
 
 
-def _hsv_apply(img: np.ndarray, channel: int, delta: np.ndarray, wrap: bool, where: np.ndarray) -> np.ndarray:
+def hsv_shift(img: np.ndarray, channel: int, delta: np.ndarray, wrap: bool, where: np.ndarray) -> np.ndarray:
     """``img`` with HSV ``channel`` shifted by ``delta`` at the pixels of the mask ``where`` (the others are
     kept: every conversion is per pixel, so they are not converted at all)."""
     hsv = rgb_to_hsv(img[where].astype(np.float32) / 255.0)
@@ -140,14 +140,14 @@ class Manipulation:
         rad = self.params["radius"] / 112.0
         ds = (np.cos(0.25 * np.pi / (rad / 2) * rs) ** 2) * self.params["shift"]
         ds[rs > rad] = 0
-        return _hsv_apply(img, 2, ds, wrap=False, where=self._disc(size))
+        return hsv_shift(img, 2, ds, wrap=False, where=self._disc(size))
 
     def _hue(self, img, size, rng):
         top, bottom = self._s(size, "top"), self._s(size, "bottom")
         rows = np.arange(size)
         ds = np.sin(2 * np.pi / max(bottom - top, 1e-6) * (rows - size / 2))
         ds = ds**2 * np.sign(ds) * self.params["shift"]
-        return _hsv_apply(img, 0, np.tile(ds[:, None], (1, size)), wrap=True, where=self._band(size))
+        return hsv_shift(img, 0, np.tile(ds[:, None], (1, size)), wrap=True, where=self._band(size))
 
     def _noise(self, img, size, rng):
         out = img.copy()
