@@ -124,32 +124,32 @@ class Manipulation:
         if img.shape != (size, size, 3):
             raise ValueError(f"manipulations expect a square RGB uint8 image, got shape {img.shape}")
         er = self.er(size)
-        out = getattr(self, f"_{self.kind}")(img, size, rng)
+        out = getattr(self, f"_{self.kind}")(img, size, rng, er)  # the HSV kinds convert only inside er
         return np.where(er[..., None], out, img)
 
-    def _blur(self, img, size, rng):
+    def _blur(self, img, size, rng, er):
         from PIL import Image, ImageFilter
 
         sigma = self._s(size, "blur_sigma")
         return np.asarray(Image.fromarray(img).filter(ImageFilter.GaussianBlur(radius=sigma)))
 
-    def _brightness(self, img, size, rng):
+    def _brightness(self, img, size, rng, er):
         xs = np.linspace(-1, 1, size)
         xx, yy = np.meshgrid(xs, xs)
         rs = (xx**2 + yy**2) ** 0.5
         rad = self.params["radius"] / 112.0
         ds = (np.cos(0.25 * np.pi / (rad / 2) * rs) ** 2) * self.params["shift"]
         ds[rs > rad] = 0
-        return hsv_shift(img, 2, ds, wrap=False, where=self._disc(size))
+        return hsv_shift(img, 2, ds, wrap=False, where=er)
 
-    def _hue(self, img, size, rng):
+    def _hue(self, img, size, rng, er):
         top, bottom = self._s(size, "top"), self._s(size, "bottom")
         rows = np.arange(size)
         ds = np.sin(2 * np.pi / max(bottom - top, 1e-6) * (rows - size / 2))
         ds = ds**2 * np.sign(ds) * self.params["shift"]
-        return hsv_shift(img, 0, np.tile(ds[:, None], (1, size)), wrap=True, where=self._band(size))
+        return hsv_shift(img, 0, np.tile(ds[:, None], (1, size)), wrap=True, where=er)
 
-    def _noise(self, img, size, rng):
+    def _noise(self, img, size, rng, er):
         out = img.copy()
         hit = rng.random((size, size)) < self.params["noise_p"]
         out[hit] = rng.integers(0, 256, size=(int(hit.sum()), 3), dtype=np.uint8)
@@ -162,7 +162,7 @@ class Manipulation:
             return int(self.params["font_px"])
         return max(4, int(round(self._s(size, "fontsize"))))
 
-    def _watermark(self, img, size, rng):
+    def _watermark(self, img, size, rng, er):
         from PIL import Image, ImageDraw, ImageFont
 
         t, b, l, r = self._rect(size)
