@@ -60,6 +60,33 @@ def test_manipulation_bench_times_every_kind_and_finds_the_hsv_ones_identical_to
     assert (df["seconds_per_image"] > 0).all()
 
 
+def test_bench_reference_converts_every_pixel_with_matplotlib():
+    """The bench's "before" leg must really run matplotlib's conversions, on every pixel of the image (not
+    only on the effective region, as the project does): spies on matplotlib count the pixels converted."""
+    from unittest import mock
+
+    from matplotlib import colors
+
+    from xaibench.bench.manipulations import matplotlib_conversions
+
+    img = np.random.default_rng(0).integers(0, 256, size=(48, 48, 3), dtype=np.uint8)
+    manip = mp.Manipulation("brightness", {"radius": 56, "shift": -0.3})
+    ours = manip(img, np.random.default_rng(1))
+    seen = {"rgb_to_hsv": [], "hsv_to_rgb": []}
+
+    def spy(name, real):
+        return lambda a: (seen[name].append(a.shape[0]), real(a))[1]
+
+    with mock.patch.object(colors, "rgb_to_hsv", spy("rgb_to_hsv", colors.rgb_to_hsv)), \
+            mock.patch.object(colors, "hsv_to_rgb", spy("hsv_to_rgb", colors.hsv_to_rgb)):
+        with matplotlib_conversions():
+            ref = manip(img, np.random.default_rng(1))
+        assert seen == {"rgb_to_hsv": [48 * 48], "hsv_to_rgb": [48 * 48]}
+        manip(img, np.random.default_rng(1))  # outside the context: the project's conversions, matplotlib unused
+        assert seen == {"rgb_to_hsv": [48 * 48], "hsv_to_rgb": [48 * 48]}
+    assert np.array_equal(ours, ref) and (ours != img).any()
+
+
 def test_er_geometry_known_values():
     band = mp.Manipulation("noise", {"top": 80, "bottom": 130, "noise_p": 1.0}).er(224)
     assert band.sum() == 51 * 224 and band[80].all() and not band[131].any()

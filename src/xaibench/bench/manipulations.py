@@ -18,7 +18,7 @@ import pandas as pd
 
 
 @contextmanager
-def _matplotlib_conversions():
+def matplotlib_conversions():
     """The HSV manipulations as computed before: matplotlib's conversions over every pixel of the image (the
     manipulation then composites the result with its effective region)."""
     from unittest import mock
@@ -63,7 +63,7 @@ def bench_manipulations(n_images: int = 300, size: int = 112, seed: int = 0) -> 
         rows.append({"manipulation": kind, "implementation": "project", "n_images": n_images, "canvas": size,
                      "seconds_per_image": (time.perf_counter() - t0) / n_images, "identical": None})
         if kind in ("brightness", "hue"):
-            with _matplotlib_conversions():
+            with matplotlib_conversions():
                 t0 = time.perf_counter()
                 ref = [manip(img, np.random.default_rng(j)) for j, img in enumerate(imgs)]
                 per = (time.perf_counter() - t0) / n_images
