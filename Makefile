@@ -48,6 +48,15 @@ export XAIBENCH_PROFILE := $(PROFILE)
 # kernel is registered for the user
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
+# One id per `make` invocation (its start time; a sub-make inherits it) and whether it started cold: nothing in
+# the profile's data/models, data/results or data/studies, nothing computed in data/cache.  Each report records
+# both (xaibench.reports), so `python -m xaibench.bench make_all` tells one cold run from reruns on stored results.
+ifndef XAIBENCH_MAKE_RUN
+XAIBENCH_MAKE_RUN := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+XAIBENCH_MAKE_COLD := $(if $(filter-out data/cache/params,$(wildcard $(addprefix $(if $(filter full,$(PROFILE)),,reports/$(PROFILE)/)data/,models/* results/* studies/*) data/cache/*)),no,yes)
+endif
+export XAIBENCH_MAKE_RUN XAIBENCH_MAKE_COLD
+
 # Under make -jN (N > 1) a notebook's torch threads may share the cores with another notebook's: they then
 # wait without spinning (OMP_WAIT_POLICY=PASSIVE unless set; bench_cores: two side by side 1.15-1.23x the
 # throughput of one at a time, outputs bit-identical; spinning, 0.52x).  Read from MAKEFLAGS when the recipe runs.

@@ -12,7 +12,7 @@ from xaibench.bench.make_all import CEBAB, HUMAN, bench_make_all
 MACHINE = {"cpus": 2, "cpu_model": "AMD EPYC", "gpu": "none", "xaibench_device": "auto"}
 
 
-def _executed(path, duration, machine=MACHINE, outputs=(), params=None):
+def _executed(path, duration, machine=MACHINE, outputs=(), params=None, run=None):
     """A notebook as papermill leaves it (timings per cell and for the whole run)."""
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("print('hi')", execution_count=1, outputs=list(outputs))
@@ -28,12 +28,15 @@ def _executed(path, duration, machine=MACHINE, outputs=(), params=None):
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
     if machine is not None:
         nb.metadata["xaibench"] = {"machine": machine}
+    if run is not None:
+        nb.metadata.setdefault("xaibench", {})["make_run"] = run
     nbformat.write(nb, path)
     return path
 
 
 def test_finalize_strips_volatile_metadata_and_terminal_noise(tmp_path, monkeypatch):
     monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    monkeypatch.delenv("XAIBENCH_MAKE_RUN", raising=False)
     outputs = [
         nbformat.v4.new_output("stream", name="stderr", text="\r  0%|   | 0/3\r\x1b[31m100%|###| 3/3\x1b[0m\n"),
         nbformat.v4.new_output("stream", name="stderr",
@@ -57,6 +60,7 @@ def test_finalize_strips_volatile_metadata_and_terminal_noise(tmp_path, monkeypa
     assert pm["output_path"] == "reports/full/01_x.ipynb"
     assert "widgets" not in nb["metadata"]
     assert set(nb["metadata"]["xaibench"]["machine"]) == set(MACHINE)
+    assert "make_run" not in nb["metadata"]["xaibench"]  # run outside make: nothing to record
     cell = nb["cells"][0]
     assert cell["metadata"] == {"tags": ["parameters"]} and cell["execution_count"] == 1
     outs = cell["outputs"]
@@ -86,12 +90,79 @@ def test_bench_make_all_sums_notebooks_per_paper_and_in_total(tmp_path, capsys):
         {"model": "lstm", "seeds": "42 43"}
     assert rows.loc["21_human_grounded_evaluation", "paper"] == HUMAN
     totals = df[df["notebook"].str.startswith("TOTAL")].set_index("paper")
-    assert totals.loc[CEBAB, "wall_seconds"] == 660.0 and totals.loc[CEBAB, "notebook"] == "TOTAL (2 notebooks)"
+    assert totals.loc[CEBAB, "wall_seconds"] == 660.0
+    assert totals.loc[CEBAB, "notebook"] == "TOTAL (2 notebooks, not one recorded cold run)"  # no make run recorded
     assert totals.loc[CEBAB, "cpus"] == 2 and totals.loc[CEBAB, "gpu"] == "none"
-    assert totals.loc[HUMAN, "notebook"] == "TOTAL (1 notebook)"
+    assert totals.loc[HUMAN, "notebook"] == "TOTAL (1 notebook, not one recorded cold run)"
+    assert df["cold_start"].isna().sum() == 3 and not totals["cold_start"].any()
     assert totals.loc["all papers", "wall_seconds"] == 750.0
     assert totals.loc["all papers", "wall_minutes"] == 12.5
     assert totals.loc["all papers", "cpus"] == "mixed"  # 2 and 16 cores: not one machine
+
+
+@pytest.mark.parametrize("runs, one_cold", [
+    ({"01": ("A", True), "02": ("A", True), "21": ("A", True)}, {CEBAB: True, HUMAN: True, "all papers": True}),
+    # the human-grounded report was rerun later on the stored results: only CEBaB's sum is one cold run
+    ({"01": ("A", True), "02": ("A", True), "21": ("B", False)}, {CEBAB: True, HUMAN: False, "all papers": False}),
+    # one invocation that started with stored results is not cold
+    ({"01": ("A", False), "02": ("A", False), "21": ("A", False)}, {CEBAB: False, HUMAN: False, "all papers": False}),
+    # two cold invocations (e.g. two fresh clones): each paper's sum is one cold run, the whole is not
+    ({"01": ("A", True), "02": ("A", True), "21": ("B", True)}, {CEBAB: True, HUMAN: True, "all papers": False}),
+    # one report without a recorded run
+    ({"01": ("A", True), "02": None, "21": ("A", True)}, {CEBAB: False, HUMAN: True, "all papers": False}),
+])
+def test_bench_make_all_says_which_totals_are_one_cold_run(tmp_path, runs, one_cold):
+    names = {"01": "01_dataset_statistics", "02": "02_train_classifier-lstm-5-way-exclusive",
+             "21": "21_human_grounded_evaluation"}
+    for key, run in runs.items():
+        _executed(tmp_path / f"{names[key]}.ipynb", 60.0,
+                  run=None if run is None else {"id": run[0], "cold_start": run[1]})
+    df = bench_make_all(tmp_path)
+    totals = df[df["notebook"].str.startswith("TOTAL")].set_index("paper")
+    for paper, expected in one_cold.items():
+        assert bool(totals.loc[paper, "cold_start"]) is expected, paper
+        label = "one cold make run" if expected else "not one recorded cold run"
+        assert totals.loc[paper, "notebook"].endswith(f", {label})"), totals.loc[paper, "notebook"]
+    rows = df[~df["notebook"].str.startswith("TOTAL")].set_index("notebook")
+    assert rows.loc[names["01"], "make_run"] == "A"
+
+
+def test_finalize_records_the_make_run_from_the_makefiles_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    (tmp_path / "reports" / "full").mkdir(parents=True)
+    for cold, expected in (("yes", True), ("no", False)):
+        monkeypatch.setenv("XAIBENCH_MAKE_RUN", "2026-11-26T23:52:09Z")
+        monkeypatch.setenv("XAIBENCH_MAKE_COLD", cold)
+        dest = tmp_path / "reports" / "full" / "01_x.ipynb"
+        reports.finalize(_executed(tmp_path / "reports" / "full" / "01_x.ipynb.tmp.ipynb", 1.0), dest)
+        run = nbformat.read(dest, as_version=4).metadata["xaibench"]["make_run"]
+        assert run == {"id": "2026-11-26T23:52:09Z", "cold_start": expected}
+
+
+def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
+    """The Makefile's XAIBENCH_MAKE_COLD (read by finalize): parameter stamps do not count, a stored model,
+    result or computed cache of the profile does; another profile's stores do not."""
+    import shutil
+    import subprocess
+
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+
+    def cold(*args):
+        out = subprocess.run(["make", "-n", "-p", "help", *args], cwd=tmp_path, capture_output=True, text=True,
+                             env={"PATH": "/usr/bin:/bin"}).stdout
+        return {line.split(":=")[1].strip() for line in out.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :=")}
+
+    assert cold() == {"yes"}
+    (tmp_path / "data" / "cache" / "params" / "full").mkdir(parents=True)
+    assert cold() == {"yes"}
+    (tmp_path / "reports" / "quick" / "data" / "results" / "cf_feedback").mkdir(parents=True)
+    assert cold() == {"yes"} and cold("PROFILE=quick") == {"no"}
+    (tmp_path / "data" / "models" / "cebab").mkdir(parents=True)
+    assert cold() == {"no"}
+    shutil.rmtree(tmp_path / "data" / "models")
+    (tmp_path / "data" / "cache" / "outputs.sqlite").touch()
+    assert cold() == {"no"}
 
 
 def test_bench_make_all_without_reports_says_what_to_run(tmp_path):
@@ -107,7 +178,7 @@ def test_bench_make_all_cli_writes_the_table(tmp_path, monkeypatch):
     _executed(tmp_path / "reports" / "full" / "03_classifier_performance.ipynb", 30.0)
     bench_cli(["make_all"])
     out = (tmp_path / "figures" / "tables" / "bench_make_all.csv").read_text()
-    assert out.splitlines()[0].startswith("paper,notebook,parameters,wall_seconds,wall_minutes,started,cpus")
+    assert out.splitlines()[0].startswith("paper,notebook,parameters,wall_seconds,wall_minutes,started,make_run,cold_start,cpus")
     assert "03_classifier_performance" in out and "all papers" in out
     md = (tmp_path / "figures" / "tables" / "bench_make_all.md").read_text()  # rendered beside the CSV
     assert md.startswith("# bench_make_all\n") and "python -m xaibench.bench make_all" in md

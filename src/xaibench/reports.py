@@ -13,7 +13,10 @@ kept
     xaibench.bench make_all`` reads the durations to record what ``make all`` costs).
 added
     ``metadata.xaibench.machine``: cores, CPU model, GPU and ``XAIBENCH_DEVICE`` of the machine
-    that ran it (read by the same benchmark).
+    that ran it, and ``metadata.xaibench.make_run``: the ``make`` invocation that ran it (its start time
+    as an id, and whether it started cold, with no trained model, stored result or computed cache of the
+    profile; see :func:`make_run`).  Both are read by the same benchmark, which tells the notebooks of
+    one cold ``make all`` from reruns on stored results.
 stripped
     per-cell timings (``metadata.execution``, ``metadata.papermill``), papermill's
     ``environment_variables``, widget state and widget views, terminal escape codes and
@@ -103,8 +106,19 @@ def _clean_outputs(outputs: list[dict], root: str) -> list[dict]:
     return [o for o in out if o.get("output_type") != "stream" or o["text"]]
 
 
+def make_run() -> dict[str, Any] | None:
+    """The ``make`` invocation running this process, as the Makefile sets it once per invocation
+    (``XAIBENCH_MAKE_RUN``: its start time; ``XAIBENCH_MAKE_COLD``: ``yes`` when it started with nothing in
+    the profile's ``data/models``, ``data/results`` and ``data/studies`` and nothing computed in
+    ``data/cache``); None outside ``make``."""
+    run_id = os.environ.get("XAIBENCH_MAKE_RUN", "").strip()
+    if not run_id:
+        return None
+    return {"id": run_id, "cold_start": os.environ.get("XAIBENCH_MAKE_COLD", "").strip() == "yes"}
+
+
 def strip_notebook(nb: dict, root: str | os.PathLike | None = None, output_path: str | None = None,
-                   machine: dict[str, Any] | None = None) -> dict:
+                   machine: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> dict:
     """Return ``nb`` (a notebook as a JSON dict) cleaned as the module docstring describes."""
     root = str(root if root is not None else paths.project_root())
     meta = nb.setdefault("metadata", {})
@@ -120,6 +134,8 @@ def strip_notebook(nb: dict, root: str | os.PathLike | None = None, output_path:
         meta["papermill"] = pm
     if machine is not None:
         meta.setdefault("xaibench", {})["machine"] = machine
+    if run is not None:
+        meta.setdefault("xaibench", {})["make_run"] = run
     for cell in nb.get("cells", []):
         cmeta = cell.get("metadata", {})
         for key in ("execution", "papermill"):
@@ -142,7 +158,7 @@ def finalize(tmp: str | os.PathLike, dest: str | os.PathLike) -> Path:
         rel = str(dest.resolve().relative_to(root))
     except ValueError:
         rel = dest.name
-    nb = strip_notebook(nb, root, output_path=rel, machine=machine_info())
+    nb = strip_notebook(nb, root, output_path=rel, machine=machine_info(), run=make_run())
     write_text(dest, nbformat.writes(nbformat.from_dict(nb)) + "\n")
     tmp.unlink()
     return dest

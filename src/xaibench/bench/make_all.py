@@ -1,7 +1,14 @@
 """``python -m xaibench.bench make_all`` (run at the end of ``make all``): what the last full run
 cost -- the wall time of every executed notebook in ``reports/full/`` (papermill's
 ``metadata.papermill.duration``), per paper and in total, with the machine that ran it (see
-:mod:`xaibench.reports`), in ``figures/tables/bench_make_all.csv``."""
+:mod:`xaibench.reports`), in ``figures/tables/bench_make_all.csv``.
+
+Each report also records the ``make`` invocation that ran it (``make_run``: its start time) and whether that
+invocation started cold (``cold_start``: no trained model, stored result or computed cache of the profile).  A
+report rerun on stored results costs far less than computing them, so a TOTAL row is the cost of a cold
+``make all`` only when every notebook it sums ran in one invocation that started cold; its label says which
+(``one cold make run`` or ``not one recorded cold run``).  Reports finalised before this was recorded leave
+both columns empty, and no TOTAL that sums one of them is called one cold run."""
 from __future__ import annotations
 
 import json
@@ -47,22 +54,34 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
             continue
         machine = dict(meta.get("xaibench", {}).get("machine") or here)  # recorded at run time
         params = {k: v for k, v in (pm.get("parameters") or {}).items() if k != "profile"}
+        run = meta.get("xaibench", {}).get("make_run") or {}
         rows.append({"paper": PAPERS.get(nb_path.name[:2], "other"), "notebook": nb_path.stem,
                      "parameters": json.dumps(params, sort_keys=True) if params else "",
                      "wall_seconds": round(float(pm["duration"]), 1), "started": pm.get("start_time", ""),
+                     "make_run": run.get("id", ""), "cold_start": run.get("cold_start"),
                      **{k: machine.get(k) for k in MACHINE_KEYS}})
     if not rows:
         raise ValueError(f"none of the notebooks in {folder} holds a papermill duration")
     df = pd.DataFrame(rows)
+    df["cold_start"] = df["cold_start"].astype("boolean")  # empty where the report did not record it
 
     def total(part: pd.DataFrame, paper: str) -> dict:
         same = {k: (part[k].iloc[0] if part[k].nunique(dropna=False) == 1 else "mixed") for k in MACHINE_KEYS}
         n = len(part)
-        return {"paper": paper, "notebook": f"TOTAL ({n} notebook{'' if n == 1 else 's'})", "parameters": "",
+        one_cold = one_cold_run(part)
+        how = "one cold make run" if one_cold else "not one recorded cold run"
+        return {"paper": paper, "notebook": f"TOTAL ({n} notebook{'' if n == 1 else 's'}, {how})", "parameters": "",
                 "wall_seconds": round(float(part["wall_seconds"].sum()), 1), "started": part["started"].min(),
-                **same}
+                "make_run": part["make_run"].iloc[0] if part["make_run"].nunique() == 1 else "mixed",
+                "cold_start": one_cold, **same}
 
     totals = [total(part, paper) for paper, part in df.groupby("paper", sort=False)]
     df = pd.concat([df, pd.DataFrame(totals + [total(df, "all papers")])], ignore_index=True)
     df.insert(df.columns.get_loc("wall_seconds") + 1, "wall_minutes", (df["wall_seconds"] / 60).round(1))
     return df
+
+
+def one_cold_run(rows: pd.DataFrame) -> bool:
+    """Whether every row (notebook) of ``rows`` ran in one ``make`` invocation that started cold."""
+    return bool(len(rows) and rows["make_run"].nunique() == 1 and rows["make_run"].iloc[0] != ""
+                and rows["cold_start"].fillna(False).all())
