@@ -15,7 +15,10 @@
 Every cell computes exactly what it computes serially: each runner seeds inside its cell, and the
 workers run with the driver's ``XAIBENCH_*`` variables -- among them ``XAIBENCH_THREADS``, which
 results depend on (:mod:`xaibench.device`) -- and its project root (``XAIBENCH_HOME``), so the
-results are bit-identical to the serial run.  Workers only return results; the driver writes the
+results are bit-identical to the serial run.  Cells and their results travel between the driver and the
+workers pickled with cloudpickle on every parallel backend (Dask does so itself; the ``processes`` pool is
+given bytes), so a result may hold objects whose class is built at run time, like the models' torch modules
+(:mod:`xaibench.models`), and a cell may be a closure.  Workers only return results; the driver writes the
 result stores, through the ``on_result`` callback of :meth:`Executor.map` as each cell finishes (a
 run that is stopped keeps the cells already written).
 
@@ -130,14 +133,21 @@ class _Call:
 _POOL_FN: Callable | None = None
 
 
-def _pool_init(fn: Callable, env: dict[str, str]) -> None:
+def _pool_init(fn: bytes, env: dict[str, str]) -> None:
+    """A ``processes`` worker's start: the cell function (cloudpickled by the driver), the driver's environment."""
+    import cloudpickle
+
     global _POOL_FN
-    _POOL_FN = fn
     _enter(env)
+    _POOL_FN = cloudpickle.loads(fn)
 
 
-def _pool_call(item):
-    return _POOL_FN(item)
+def _pool_call(item: bytes) -> bytes:
+    """One cell in a ``processes`` worker; item and result travel as cloudpickle bytes (the pool itself
+    pickles with :mod:`pickle`, which cannot pickle a class built at run time, as the models' modules are)."""
+    import cloudpickle
+
+    return cloudpickle.dumps(_POOL_FN(cloudpickle.loads(item)))
 
 
 class Executor:
@@ -176,8 +186,8 @@ class Executor:
 
         ``on_result(i, result)`` is called in this (the driver) process as soon as item ``i`` is
         done -- in input order when serial, in completion order otherwise: that is where a runner
-        saves a cell.  ``fn`` must be picklable (a module-level function or a ``functools.partial``
-        of one) for the parallel backends.  The first error of a cell is raised here.  ``cell_threads``: the
+        saves a cell.  For the parallel backends ``fn``, the items and the results must pickle with
+        cloudpickle (closures and classes built at run time do).  The first error of a cell is raised here.  ``cell_threads``: the
         threads a cell keeps busy, when fewer than ``XAIBENCH_THREADS`` (a cell that is mostly single-threaded
         Python): a ``processes`` backend without N then starts as many workers as fit the cores with that
         many each.  Workers still run with ``XAIBENCH_THREADS`` torch threads, so results do not change."""
@@ -207,15 +217,17 @@ class Executor:
         import multiprocessing
         from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, as_completed, wait
 
+        import cloudpickle
+
         n = min(self.n_workers(cell_threads), len(items))
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_init,
-                                 initargs=(fn, worker_env())) as pool:
+                                 initargs=(cloudpickle.dumps(fn), worker_env())) as pool:
             with _spawn_env(wait_policy(n, cell_threads)):  # the workers start as the cells are submitted
-                futures = {pool.submit(_pool_call, item): i for i, item in enumerate(items)}
+                futures = {pool.submit(_pool_call, cloudpickle.dumps(item)): i for i, item in enumerate(items)}
             try:
                 for fut in as_completed(futures):
                     i = futures[fut]
-                    results[i] = fut.result()
+                    results[i] = cloudpickle.loads(fut.result())
                     if on_result is not None:
                         on_result(i, results[i])
                     bar.update(1)
