@@ -212,7 +212,7 @@ scorecard: $(REPORTS)/30_scorecard.ipynb ## every registered explainer x every p
 all: foundation cebab human cf-feedback faithfulness attribution-gt scorecard ## set up the environment, fetch data, run every notebook (PROFILE=full)
 	$(if $(filter full,$(PROFILE)),$(PY) -m xaibench.bench make_all)
 quick: ## smoke run of every notebook on tiny subsets (outputs under reports/quick)
-	$(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42
+	env -u XAIBENCH_MAKE_RUN -u XAIBENCH_MAKE_COLD $(MAKE) all PROFILE=quick SEEDS=42 INCLUSIVE_SEEDS=42  # cold or not: of the quick stores
 
 # ---- claims tables -------------------------------------------------------------------------
 .PHONY: claims

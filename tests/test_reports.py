@@ -149,7 +149,7 @@ def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
         shutil.copy(ROOT / name, tmp_path / name)
 
     def cold(*args):
-        out = subprocess.run(["make", "-n", "-p", "help", *args], cwd=tmp_path, capture_output=True, text=True,
+        out = subprocess.run(["make", "-n", "-p", *(args or ["help"])], cwd=tmp_path, capture_output=True, text=True,
                              env={"PATH": "/usr/bin:/bin"}).stdout
         return {line.split(":=")[1].strip() for line in out.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :=")}
 
@@ -160,6 +160,11 @@ def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
     assert cold() == {"yes"} and cold("PROFILE=quick") == {"no"}
     (tmp_path / "data" / "models" / "cebab").mkdir(parents=True)
     assert cold() == {"no"}
+    # `make quick` runs `make all PROFILE=quick` below it, which judges the quick stores (cold) itself
+    shutil.rmtree(tmp_path / "reports" / "quick")
+    assert cold("quick") == {"no", "yes"}  # the outer make (full: a stored model), the inner one (quick)
+    (tmp_path / "reports" / "quick" / "data" / "models" / "cebab").mkdir(parents=True)
+    assert cold("quick") == {"no"}
     shutil.rmtree(tmp_path / "data" / "models")
     (tmp_path / "data" / "cache" / "outputs.sqlite").touch()
     assert cold() == {"no"}
