@@ -108,9 +108,9 @@ def _clean_outputs(outputs: list[dict], root: str) -> list[dict]:
 
 def make_run() -> dict[str, Any] | None:
     """The ``make`` invocation running this process, as the Makefile sets it once per invocation
-    (``XAIBENCH_MAKE_RUN``: its start time and process id; ``XAIBENCH_MAKE_COLD``: ``yes`` when it started with nothing in
-    the profile's ``data/models``, ``data/results`` and ``data/studies`` and nothing computed in
-    ``data/cache``); None outside ``make``."""
+    (``XAIBENCH_MAKE_RUN``: its start time and process id; ``XAIBENCH_MAKE_COLD``: ``yes`` when it started
+    with nothing in the profile's ``data/models``, ``data/results`` and ``data/studies`` and nothing computed
+    in ``data/cache``); None outside ``make``."""
     run_id = os.environ.get("XAIBENCH_MAKE_RUN", "").strip()
     if not run_id:
         return None
