@@ -188,9 +188,9 @@ class Executor:
         done -- in input order when serial, in completion order otherwise: that is where a runner
         saves a cell.  For the parallel backends ``fn``, the items and the results must pickle with
         cloudpickle (closures and classes built at run time do).  The first error of a cell is raised here.
-        ``cell_threads``: the threads a cell keeps busy, when fewer than ``XAIBENCH_THREADS`` (a cell that is mostly single-threaded
-        Python): a ``processes`` backend without N then starts as many workers as fit the cores with that
-        many each.  Workers still run with ``XAIBENCH_THREADS`` torch threads, so results do not change."""
+        ``cell_threads``: the threads a cell keeps busy, when fewer than ``XAIBENCH_THREADS`` (a cell that is
+        mostly single-threaded Python): a ``processes`` backend without N then starts as many workers as fit
+        the cores with that many each.  Workers still run with ``XAIBENCH_THREADS`` torch threads, so results do not change."""
         from .progress import progress
 
         items = list(items)
