@@ -104,6 +104,27 @@ def test_results_may_hold_classes_built_at_run_time_and_cells_may_be_closures(sc
     assert [r["module"](torch.ones(1)).item() + r["offset"] for r in got] == [3.0, 4.0]
 
 
+class _Unloadable:
+    """Pickles, but fails to unpickle (as a class of a module the workers cannot import does)."""
+
+    def __reduce__(self):
+        return (_refuse, ())
+
+
+def _refuse():
+    raise ModuleNotFoundError("No module named 'somewhere_only_the_driver_has'")
+
+
+def test_a_cell_function_the_workers_cannot_load_is_named_not_a_dead_worker():
+    with pytest.raises(RuntimeError, match=r"could not unpickle the cell function \(ModuleNotFoundError: No module "
+                                           r"named 'somewhere_only_the_driver_has'\)"):
+        executor.get_executor("processes:2").map(functools.partial(_with_payload, payload=_Unloadable()), [1, 3])
+
+
+def _with_payload(seed: int, payload) -> int:
+    return seed
+
+
 def test_dask_local_gives_the_serial_results_in_input_order(serial):
     got = executor.get_executor("dask-local:2").map(functools.partial(seeded_cell, scale=2.0), SEEDS)
     assert os.getpid() not in {r["pid"] for r in got}

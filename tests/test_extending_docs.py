@@ -68,6 +68,27 @@ def test_the_example_explainer_registers_and_every_attribution_protocol_takes_it
     assert a.scores.tolist() == pytest.approx([0.0, 0.7, 0.0])  # deleting "good": 0.9 -> 0.2
 
 
+def occlusion_cell(text: str, explainer_class):
+    from tests.test_extending_docs import KeywordModel
+
+    [a] = explainer_class().fit(KeywordModel()).explain([text])
+    return a.scores.tolist()
+
+
+def test_a_plugin_files_explainer_runs_in_worker_processes(clean_registry):
+    """A plug-in loaded from a .py file lives in a module no worker can import by name; its classes must
+    travel by value to the workers of the parallel backends (here: the class itself is the cell's argument)."""
+    import functools
+
+    from xaibench import executor
+
+    registry.load_plugins(str(EXAMPLE))
+    cls = type(registry.explainer_spec("occlusion").make())
+    got = executor.get_executor("processes:2").map(functools.partial(occlusion_cell, explainer_class=cls),
+                                                   ["a good movie", "good"])
+    assert got[0] == pytest.approx([0.0, 0.7, 0.0]) and got[1] == pytest.approx([0.7])
+
+
 def test_a_bad_plugin_is_named():
     with pytest.raises(ValueError, match=r"XAIBENCH_PLUGINS='nope/missing.py': 'nope/missing.py' could not be imported"):
         registry.load_plugins("nope/missing.py")

@@ -131,15 +131,21 @@ class _Call:
 
 
 _POOL_FN: Callable | None = None
+_POOL_ERR: Exception | None = None
 
 
 def _pool_init(fn: bytes, env: dict[str, str]) -> None:
-    """A ``processes`` worker's start: the cell function (cloudpickled by the driver), the driver's environment."""
+    """A ``processes`` worker's start: the cell function (cloudpickled by the driver), the driver's environment.
+    A function that does not unpickle here is kept as an error for the first cell to raise (an initializer
+    that raises only tells the driver that a worker died)."""
     import cloudpickle
 
-    global _POOL_FN
+    global _POOL_FN, _POOL_ERR
     _enter(env)
-    _POOL_FN = cloudpickle.loads(fn)
+    try:
+        _POOL_FN = cloudpickle.loads(fn)
+    except Exception as err:  # noqa: BLE001 - raised with its cause by _pool_call, in the driver
+        _POOL_ERR = err
 
 
 def _pool_call(item: bytes) -> bytes:
@@ -147,6 +153,10 @@ def _pool_call(item: bytes) -> bytes:
     pickles with :mod:`pickle`, which cannot pickle a class built at run time, as the models' modules are)."""
     import cloudpickle
 
+    if _POOL_ERR is not None:
+        raise RuntimeError(f"a worker process could not unpickle the cell function ({type(_POOL_ERR).__name__}: "
+                           f"{_POOL_ERR}): what a cell uses must be importable in the workers (an installed "
+                           "module, or a plug-in named in XAIBENCH_PLUGINS)") from _POOL_ERR
     return cloudpickle.dumps(_POOL_FN(cloudpickle.loads(item)))
 
 

@@ -201,6 +201,11 @@ def load_plugins(value: str | None = None) -> list[str]:
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[name] = module
                 spec.loader.exec_module(module)
+                # no worker process can import it by that name: its classes and functions travel by value
+                # (cloudpickle, as the executor's parallel backends send cells and results)
+                import cloudpickle
+
+                cloudpickle.register_pickle_by_value(module)
             else:
                 importlib.import_module(item)
         except Exception as err:
