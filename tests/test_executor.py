@@ -91,7 +91,7 @@ def test_processes_give_the_serial_results_in_input_order(serial):
         executor.get_executor("processes:2").map(failing_cell, [1, 2, 3])
 
 
-@pytest.mark.parametrize("scheduler", ["processes:2", "dask-local:2"])
+@pytest.mark.parametrize("scheduler", ["processes:1", "dask-local:2"])  # one worker process is enough (and cheaper)
 def test_results_may_hold_classes_built_at_run_time_and_cells_may_be_closures(scheduler):
     """A runner's cell may return a fitted model (Zhou et al.'s first attention run does): its module's class
     is built at run time, which :mod:`pickle` refuses ("Can't pickle local object"), so a cold notebook 13 failed
@@ -118,7 +118,7 @@ def _refuse():
 def test_a_cell_function_the_workers_cannot_load_is_named_not_a_dead_worker():
     with pytest.raises(RuntimeError, match=r"could not unpickle the cell function \(ModuleNotFoundError: No module "
                                            r"named 'somewhere_only_the_driver_has'\)"):
-        executor.get_executor("processes:2").map(functools.partial(_with_payload, payload=_Unloadable()), [1, 3])
+        executor.get_executor("processes:1").map(functools.partial(_with_payload, payload=_Unloadable()), [1, 3])
 
 
 def _with_payload(seed: int, payload) -> int:

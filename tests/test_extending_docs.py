@@ -77,14 +77,14 @@ def occlusion_cell(text: str, explainer_class):
 
 def test_a_plugin_files_explainer_runs_in_worker_processes(clean_registry):
     """A plug-in loaded from a .py file lives in a module no worker can import by name; its classes must
-    travel by value to the workers of the parallel backends (here: the class itself is the cell's argument)."""
+    travel by value to the workers of the parallel backends (here: the class itself is the cell's argument; one worker process)."""
     import functools
 
     from xaibench import executor
 
     registry.load_plugins(str(EXAMPLE))
     cls = type(registry.explainer_spec("occlusion").make())
-    got = executor.get_executor("processes:2").map(functools.partial(occlusion_cell, explainer_class=cls),
+    got = executor.get_executor("processes:1").map(functools.partial(occlusion_cell, explainer_class=cls),
                                                    ["a good movie", "good"])
     assert got[0] == pytest.approx([0.0, 0.7, 0.0]) and got[1] == pytest.approx([0.7])
 
