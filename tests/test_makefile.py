@@ -287,3 +287,37 @@ def test_notebooks_side_by_side_wait_without_spinning(tmp_path, jobs, preset, ex
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert log.read_text().strip() == expected
+
+
+def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
+    """The Makefile's XAIBENCH_MAKE_COLD (read by finalize): parameter stamps do not count, a stored model,
+    result or computed cache of the profile does; another profile's stores do not."""
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+
+    import os
+
+    # not the make run of `make test` itself (its variables are exported to this process)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("XAIBENCH_MAKE_") and k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+    def cold(*args):
+        out = subprocess.run(["make", "-n", "-p", *(args or ["help"])], cwd=tmp_path, capture_output=True, text=True,
+                             env=env, timeout=120).stdout
+        return {line.split(":=")[1].strip() for line in out.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :=")}
+
+    assert cold() == {"yes"}
+    (tmp_path / "data" / "cache" / "params" / "full").mkdir(parents=True)
+    assert cold() == {"yes"}
+    (tmp_path / "reports" / "quick" / "data" / "results" / "cf_feedback").mkdir(parents=True)
+    assert cold() == {"yes"} and cold("PROFILE=quick") == {"no"}
+    (tmp_path / "data" / "models" / "cebab").mkdir(parents=True)
+    assert cold() == {"no"}
+    # `make quick` runs `make all PROFILE=quick` below it, which judges the quick stores (cold) itself
+    shutil.rmtree(tmp_path / "reports" / "quick")
+    assert cold("quick") == {"no", "yes"}  # the outer make (full: a stored model), the inner one (quick)
+    (tmp_path / "reports" / "quick" / "data" / "models" / "cebab").mkdir(parents=True)
+    assert cold("quick") == {"no"}
+    shutil.rmtree(tmp_path / "data" / "models")
+    (tmp_path / "data" / "cache" / "outputs.sqlite").touch()
+    assert cold() == {"no"}

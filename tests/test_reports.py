@@ -139,37 +139,6 @@ def test_finalize_records_the_make_run_from_the_makefiles_environment(tmp_path, 
         assert run == {"id": "2026-11-26T23:52:09Z", "cold_start": expected}
 
 
-def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
-    """The Makefile's XAIBENCH_MAKE_COLD (read by finalize): parameter stamps do not count, a stored model,
-    result or computed cache of the profile does; another profile's stores do not."""
-    import shutil
-    import subprocess
-
-    for name in ("Makefile", "pyproject.toml"):
-        shutil.copy(ROOT / name, tmp_path / name)
-
-    def cold(*args):
-        out = subprocess.run(["make", "-n", "-p", *(args or ["help"])], cwd=tmp_path, capture_output=True, text=True,
-                             env={"PATH": "/usr/bin:/bin"}).stdout
-        return {line.split(":=")[1].strip() for line in out.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :=")}
-
-    assert cold() == {"yes"}
-    (tmp_path / "data" / "cache" / "params" / "full").mkdir(parents=True)
-    assert cold() == {"yes"}
-    (tmp_path / "reports" / "quick" / "data" / "results" / "cf_feedback").mkdir(parents=True)
-    assert cold() == {"yes"} and cold("PROFILE=quick") == {"no"}
-    (tmp_path / "data" / "models" / "cebab").mkdir(parents=True)
-    assert cold() == {"no"}
-    # `make quick` runs `make all PROFILE=quick` below it, which judges the quick stores (cold) itself
-    shutil.rmtree(tmp_path / "reports" / "quick")
-    assert cold("quick") == {"no", "yes"}  # the outer make (full: a stored model), the inner one (quick)
-    (tmp_path / "reports" / "quick" / "data" / "models" / "cebab").mkdir(parents=True)
-    assert cold("quick") == {"no"}
-    shutil.rmtree(tmp_path / "data" / "models")
-    (tmp_path / "data" / "cache" / "outputs.sqlite").touch()
-    assert cold() == {"no"}
-
-
 def test_bench_make_all_without_reports_says_what_to_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="run `make all` first"):
         bench_make_all(tmp_path)
