@@ -51,6 +51,8 @@ export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(J
 # One id per `make` invocation (its start time and process id; a sub-make inherits it) and whether it started cold: nothing in
 # the profile's data/models, data/results or data/studies, nothing computed in data/cache.  Each report records
 # both (xaibench.reports), so `python -m xaibench.bench make_all` tells one cold run from reruns on stored results.
+# The folders are named here because this runs before .venv exists; tests/test_makefile.py fails when the
+# package stores into a data/ folder this list lacks.
 ifndef XAIBENCH_MAKE_RUN
 XAIBENCH_MAKE_RUN := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)-$(shell echo $$PPID)
 XAIBENCH_MAKE_COLD := $(if $(filter-out data/cache/params,$(wildcard $(addprefix $(if $(filter full,$(PROFILE)),,reports/$(PROFILE)/)data/,models/* results/* studies/*) data/cache/*)),no,yes)

@@ -321,3 +321,44 @@ def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
     shutil.rmtree(tmp_path / "data" / "models")
     (tmp_path / "data" / "cache" / "outputs.sqlite").touch()
     assert cold() == {"no"}
+
+
+def test_makefile_cold_check_covers_every_store_folder_of_the_package(tmp_path, monkeypatch):
+    """The cold check names the store folders itself (it runs before the environment exists, so it cannot ask
+    xaibench): a file in any folder the package stores computed things in -- the models, results, studies and
+    cache of :mod:`xaibench.paths` and :mod:`~xaibench.evaluation.human_grounded.study_files`, in both profiles --
+    makes the run not cold, and the package names no folder under data/ that the check does not know."""
+    import os
+
+    from xaibench import paths
+    from xaibench.evaluation.human_grounded.study_files import studies_dir
+
+    # every data/<name> the package builds a path to: the inputs that `make data` prepares, or a store the check knows
+    named = set()
+    for src in (ROOT / "src" / "xaibench").rglob("*.py"):
+        named |= set(re.findall(r"data_dir\(\)\s*/\s*[\"'](\w+)[\"']", src.read_text()))
+    check = next(line for line in MAKEFILE.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :="))
+    known = set(re.findall(r"(\w+)/\*", check))
+    assert {"models", "results", "studies", "cache"} <= named, named
+    assert named - {"raw", "processed"} <= known, f"store folders the Makefile's cold check misses: {named - known}"
+
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("XAIBENCH_MAKE_") and k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+    def cold(profile):
+        out = subprocess.run(["make", "-n", "-p", "help", f"PROFILE={profile}"], cwd=tmp_path, capture_output=True,
+                             text=True, env=env, timeout=120).stdout
+        return {line.split(":=")[1].strip() for line in out.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :=")}
+
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    monkeypatch.delenv("XAIBENCH_CACHE_DIR", raising=False)
+    for profile in ("full", "quick"):
+        monkeypatch.setenv("XAIBENCH_PROFILE", profile)
+        for folder in (paths.models_dir(), paths.results_dir(), studies_dir(), paths.cache_dir()):
+            assert cold(profile) == {"yes"}, (profile, folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "stored.parquet").touch()
+            assert cold(profile) == {"no"}, f"PROFILE={profile}: a file in {folder} leaves the run cold"
+            shutil.rmtree(tmp_path / "data" if folder.is_relative_to(tmp_path / "data") else tmp_path / "reports")
