@@ -247,6 +247,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench manipulations
 	$(PY) -m xaibench.bench editors
 	$(PY) -m xaibench.bench cores
+	$(PY) -m xaibench.bench precision
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

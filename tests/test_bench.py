@@ -92,3 +92,40 @@ def test_cores_bench_compares_every_mode_with_one_cell_of_two_threads(monkeypatc
     assert df.omp_wait_policy.tolist() == ["unset (spin)", "PASSIVE", "unset (spin)", "unset (spin)"]
     with pytest.raises(ValueError, match="unknown workload 'gpu'"):
         cores.bench_cores(("gpu",))
+
+
+def test_precision_bench_compares_each_mode_with_float32(monkeypatch):
+    """Speed-up: float32's ms / the mode's; the logit differences and `results_identical` against float32's
+    logits before and after training; channels-last is measured for the image ResNet only."""
+    import torch
+
+    from xaibench.bench import precision
+
+    logits = {"fp32": (40.0, [0.5, -0.5], [1.0, -1.0]), "channels_last": (32.0, [0.5, -0.5], [1.0, -0.75]),
+              "bf16_autocast": (20.0, [0.25, -0.5], [1.5, -1.0])}
+    monkeypatch.setattr(precision, "_measure", lambda name, mode, steps, small: (
+        logits[mode][0], torch.tensor(logits[mode][1]), torch.tensor(logits[mode][2])))
+    df = precision.bench_precision(("image", "bilstm"))
+    assert df["mode"].tolist() == ["fp32", "channels_last", "bf16_autocast", "fp32", "bf16_autocast"]
+    image = df[df.workload == "image"]
+    assert image.speedup_vs_fp32.tolist() == [1.0, 1.25, 2.0]
+    assert image.max_abs_logit_diff_init.tolist() == [0.0, 0.0, 0.25]
+    assert image.max_abs_logit_diff_trained.tolist() == [0.0, 0.25, 0.5]
+    assert image.results_identical.tolist() == [True, False, False]
+    with pytest.raises(ValueError, match="unknown workload 'gpu'"):
+        precision.bench_precision(("gpu",))
+
+
+@pytest.mark.parametrize("workload", ["image", "minilm", "bilstm"])
+def test_precision_bench_trains_the_real_modules_and_float32_is_its_own_reference(workload):
+    """A tiny real run: every mode trains (finite times), float32 matches itself exactly, and
+    bfloat16 autocast moves the logits (it rounds the matrix products' inputs)."""
+    from xaibench.bench import precision
+
+    df = precision.bench_precision((workload,), steps=1, small=True)
+    assert df["mode"].tolist() == list(precision.MODES[workload])
+    assert (df.ms_per_step > 0).all()
+    ref = df.iloc[0]
+    assert ref.speedup_vs_fp32 == 1.0 and ref.results_identical and ref.max_abs_logit_diff_trained == 0.0
+    bf16 = df[df["mode"] == "bf16_autocast"].iloc[0]
+    assert not bf16.results_identical and bf16.max_abs_logit_diff_trained > 0

@@ -40,6 +40,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "cores":
         from .cores import bench_cores
         return bench_cores(tuple(args.workloads))
+    if name == "precision":
+        from .precision import bench_precision
+        return bench_precision(tuple(args.workloads))
     if name == "make_all":
         from .make_all import bench_make_all
         return bench_make_all(args.reports)
@@ -57,6 +60,7 @@ BENCHMARKS: dict[str, str] = {
     "manipulations": "Zhou et al. 2022: seconds per image of each image manipulation (HSV ones: ours vs matplotlib's)",
     "editors": "seconds and predictor calls per edit step of each counterfactual editor",
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
+    "precision": "ms per training step in float32, channels-last and bfloat16 autocast, and how far each moves the logits",
     "make_all": "wall time of every executed notebook of the last full run",
 }
 
@@ -70,6 +74,7 @@ def parser() -> argparse.ArgumentParser:
     subs["causalm_staging"].add_argument("--tasks", nargs="+", default=["5-way", "ternary"])
     subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     subs["cores"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
+    subs["precision"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
     one = sub.add_parser("_train_one")  # the child process of `training`
     one.add_argument("model")
     one.add_argument("task")
