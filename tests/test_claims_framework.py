@@ -169,3 +169,15 @@ def test_sync_runs_claims_cells_alone_in_a_fresh_kernel(tmp_path):
     # the claims cell ran in notebooks/ under the report's profile, without the experiment's state
     assert "".join(o.get("text", "") for o in got.cells[2].outputs) == "42 quick notebooks\n"
     assert json.loads(rep.read_text())["cells"][2]["metadata"]["tags"] == ["claims"]
+
+
+def test_sync_keeps_the_reports_claims_cell_id(tmp_path):
+    """A claims cell whose source the report already holds keeps its id through a sync (a rerun of
+    `make claims` changes no cell id in the committed reports)."""
+    claims = _code("print(1)", ["1\n"], tags=["claims"])
+    nb, rep = _pair(tmp_path, [_code("x = 1"), _code("print(1)", tags=["claims"])], [_code("x = 1"), claims])
+    reports.sync(nb, rep, execute=False)
+    first = nbformat.read(rep, as_version=4).cells[1]
+    assert first.id == claims.id and first.outputs[0]["text"] == "1\n"
+    reports.sync(nb, rep, execute=False)
+    assert nbformat.read(rep, as_version=4).cells[1].id == claims.id

@@ -245,8 +245,10 @@ def sync(notebook: str | os.PathLike, report: str | os.PathLike, execute: bool =
         elif cell.cell_type == "code":  # a claims cell
             old = [c for c in rep_cells if CLAIMS_TAG in _tags(c) and c.source == cell.source]
             new = nbformat.v4.new_code_cell(cell.source, metadata=dict(cell.metadata))
-            if old:
+            if old:  # the report's claims cell: its outputs until re-executed, and its id (no churn in the diff)
                 new.outputs, new.execution_count = old[0].outputs, old[0].execution_count
+                if old[0].get("id"):
+                    new.id = old[0].id
             claims_idx.append(len(cells))
             cells.append(new)
         else:  # markdown: the report's own cell where its text is unchanged (keeps its id), else the notebook's
