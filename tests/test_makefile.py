@@ -289,22 +289,29 @@ def test_notebooks_side_by_side_wait_without_spinning(tmp_path, jobs, preset, ex
     assert log.read_text().strip() == expected
 
 
-def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
-    """The Makefile's XAIBENCH_MAKE_COLD (read by finalize): parameter stamps do not count, a stored model,
-    result or computed cache of the profile does; another profile's stores do not."""
-    for name in ("Makefile", "pyproject.toml"):
-        shutil.copy(ROOT / name, tmp_path / name)
-
+def _cold_checker(folder: Path):
+    """A copy of the Makefile in ``folder`` and a function ``cold(*make_args)``: the values ``XAIBENCH_MAKE_COLD``
+    takes in that make run (one per make level), run with this process's environment minus the variables of
+    the `make test` run that started it (they are exported to this process)."""
     import os
 
-    # not the make run of `make test` itself (its variables are exported to this process)
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, folder / name)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("XAIBENCH_MAKE_") and k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
 
     def cold(*args):
-        out = subprocess.run(["make", "-n", "-p", *(args or ["help"])], cwd=tmp_path, capture_output=True, text=True,
+        out = subprocess.run(["make", "-n", "-p", *(args or ["help"])], cwd=folder, capture_output=True, text=True,
                              env=env, timeout=120).stdout
         return {line.split(":=")[1].strip() for line in out.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :=")}
+
+    return cold
+
+
+def test_makefile_marks_a_make_run_cold_only_when_nothing_is_stored(tmp_path):
+    """The Makefile's XAIBENCH_MAKE_COLD (read by finalize): parameter stamps do not count, a stored model,
+    result or computed cache of the profile does; another profile's stores do not."""
+    cold = _cold_checker(tmp_path)
 
     assert cold() == {"yes"}
     (tmp_path / "data" / "cache" / "params" / "full").mkdir(parents=True)
@@ -328,8 +335,6 @@ def test_makefile_cold_check_covers_every_store_folder_of_the_package(tmp_path, 
     xaibench): a file in any folder the package stores computed things in -- the models, results, studies and
     cache of :mod:`xaibench.paths` and :mod:`~xaibench.evaluation.human_grounded.study_files`, in both profiles --
     makes the run not cold, and the package names no folder under data/ that the check does not know."""
-    import os
-
     from xaibench import paths
     from xaibench.evaluation.human_grounded.study_files import studies_dir
 
@@ -337,20 +342,13 @@ def test_makefile_cold_check_covers_every_store_folder_of_the_package(tmp_path, 
     named = set()
     for src in (ROOT / "src" / "xaibench").rglob("*.py"):
         named |= set(re.findall(r"data_dir\(\)\s*/\s*[\"'](\w+)[\"']", src.read_text()))
-    check = next(line for line in MAKEFILE.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :="))
-    known = set(re.findall(r"(\w+)/\*", check))
+    cold_line = next(line for line in MAKEFILE.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :="))
+    known = set(re.findall(r"(\w+)/\*", cold_line))
     assert {"models", "results", "studies", "cache"} <= named, named
     assert named - {"raw", "processed"} <= known, f"store folders the Makefile's cold check misses: {named - known}"
 
-    for name in ("Makefile", "pyproject.toml"):
-        shutil.copy(ROOT / name, tmp_path / name)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("XAIBENCH_MAKE_") and k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-
-    def cold(profile):
-        out = subprocess.run(["make", "-n", "-p", "help", f"PROFILE={profile}"], cwd=tmp_path, capture_output=True,
-                             text=True, env=env, timeout=120).stdout
-        return {line.split(":=")[1].strip() for line in out.splitlines() if line.startswith("XAIBENCH_MAKE_COLD :=")}
+    cold_of = _cold_checker(tmp_path)
+    cold = lambda profile: cold_of("help", f"PROFILE={profile}")  # noqa: E731
 
     monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
     monkeypatch.delenv("XAIBENCH_CACHE_DIR", raising=False)
