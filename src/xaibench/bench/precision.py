@@ -17,6 +17,7 @@ word vocabulary 2,000 synthetic words).
 """
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from typing import Callable
@@ -36,9 +37,11 @@ WORKLOADS: dict[str, str] = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def _workload(name: str, small: bool) -> tuple[Callable, tuple, Callable]:
     """``(build, batch, logits)``: a module builder (seeded by the caller), one fixed batch ``(inputs, labels)``
-    and ``logits(module, inputs)``.  ``small``: tiny sizes, for tests."""
+    and ``logits(module, inputs)``.  ``small``: tiny sizes, for tests.  Made once per workload (the BiLSTM's
+    vocabulary fit, the MiniLM tokenizer and classifier) and shared by its modes; ``build`` gives a fresh module."""
     import torch
 
     g = torch.Generator().manual_seed(0)
