@@ -313,6 +313,16 @@ def test_edit_distances(mini):
     assert ((d["distance"] > 0) & (d["distance"] <= 1)).all()
 
 
+def test_edit_distances_of_a_sample_are_rows_of_the_full_table(mini):
+    full = C.edit_distances(mini)
+    part = C.edit_distances(mini, max_edits=4, seed=1)
+    assert len(part) == 4 and part.equals(C.edit_distances(mini, max_edits=4, seed=1))  # seeded
+    assert part.id.is_unique and set(part.id) <= set(full.id)
+    # the same rows, values and order as the full table's
+    assert part.reset_index(drop=True).equals(full[full.id.isin(part.id)].reset_index(drop=True))
+    assert C.edit_distances(mini, max_edits=len(full) + 5).equals(full)  # a cap above the count takes all
+
+
 def test_dataset_stats_table_schema(mini):
     from xaibench.evaluation.cebab.tables import dataset_stats_table
 

@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import pytest
 
 
 def _tiny_lm(folder):
@@ -84,3 +85,48 @@ def test_auto_dtype_is_bfloat16_only_with_bf16_units(monkeypatch, tmp_path):
     monkeypatch.setattr(lm, "Path", fake_path(""))
     assert lm.resolve_lm_dtype("auto") == "bfloat16"
     assert lm.resolve_lm_dtype("float16") == "float16"  # an explicit dtype is kept
+
+
+def test_gguf_parsed_once_shares_the_reader_and_the_name_map_and_restores_them(monkeypatch):
+    import gguf
+
+    from xaibench.models.lm import gguf_parsed_once
+
+    made, maps = [], []
+
+    class Reader:
+        def __init__(self, path, mode="r"):
+            made.append((path, mode))
+
+    def name_map(arch, n_blocks):
+        maps.append((arch, n_blocks))
+        return {"arch": arch, "n": n_blocks}
+
+    monkeypatch.setattr(gguf, "GGUFReader", Reader)
+    monkeypatch.setattr(gguf, "get_tensor_name_map", name_map)
+    with gguf_parsed_once():
+        a, b, c = gguf.GGUFReader("m.gguf"), gguf.GGUFReader("m.gguf"), gguf.GGUFReader("other.gguf")
+        assert a is b and a is not c
+        assert gguf.GGUFReader("m.gguf", "r+") is not a  # another mode is another reader
+        assert [gguf.get_tensor_name_map(1, 30) for _ in range(400)][0] == {"arch": 1, "n": 30}
+        gguf.get_tensor_name_map(1, 12)
+    assert made == [("m.gguf", "r"), ("other.gguf", "r"), ("m.gguf", "r+")]
+    assert maps == [(1, 30), (1, 12)]
+    assert gguf.GGUFReader is Reader and gguf.get_tensor_name_map is name_map  # restored
+    gguf.GGUFReader("m.gguf")
+    assert len(made) == 4  # outside the block every call parses again
+
+
+@pytest.mark.slow
+def test_smollm2_converted_with_one_parse_is_byte_identical_to_transformers_own(tmp_path, monkeypatch):
+    import contextlib
+
+    import xaibench.models.lm as lm
+
+    lm.convert_smollm2(tmp_path / "once")
+    monkeypatch.setattr(lm, "gguf_parsed_once", contextlib.nullcontext)
+    lm.convert_smollm2(tmp_path / "plain")
+    files = sorted(p.name for p in (tmp_path / "plain").iterdir())
+    assert "model.safetensors" in files and files == sorted(p.name for p in (tmp_path / "once").iterdir())
+    for name in files:
+        assert (tmp_path / "once" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name

@@ -270,6 +270,19 @@ def test_summary_statistics_by_hand():
     assert tab.set_index(["split", "statistic"]).loc[("train", "tokens_p90"), "ours"] == pytest.approx(2.8)
 
 
+def test_summary_token_statistics_of_a_sample_keep_the_full_counts():
+    # token counts 1..6 in train; a sample of 2 texts gives the statistics of those two texts only
+    texts = ["a", "a b", "a b c", "a b c d", "a b c d e", "a b c d e f"]
+    df = pd.DataFrame({"text": texts, "label": [0, 0, 0, 1, 1, 1], "split": "train"})
+    s = summary.dataset_summary(["rt-polarity"], frames={"rt-polarity": df}, token_sample=2, seed=3).iloc[0]
+    picked = df["text"].sample(n=2, random_state=3).map(lambda t: len(t.split()))
+    assert s.n == 6 and s.label_counts == "0:3 1:3" and s.majority_share == 0.5  # every row counted
+    assert s.tokens_mean == pytest.approx(picked.mean()) and s.tokens_max == picked.max()
+    assert s.tokens_mean != pytest.approx(3.5)  # not the full split's mean (1..6)
+    full = summary.dataset_summary(["rt-polarity"], frames={"rt-polarity": df}, token_sample=6).iloc[0]
+    assert full.tokens_mean == pytest.approx(3.5) and full.tokens_max == 6  # a cap >= the split takes all
+
+
 def test_summary_rejects_cebab():
     with pytest.raises(ValueError, match="CEBaB"):
         summary.dataset_summary(["cebab"])

@@ -51,9 +51,10 @@ def _seed_params(nb_path) -> dict:
 
 # `make test` runs on two pytest-xdist workers: notebooks that reuse what another one stores form one
 # test that runs them in order (02 trains the classifiers 03, 10, 20 read; 11 the CNNs of 21; 12 the
-# predictors and infillers of 22; 22 the editor chains the scorecard's cf_feedback protocol reads, so 30 does not
-# compute them again; 13 the attention runs of 24); the other notebooks are tests of their own
-CHAINS = [("02", "03", "10", "20"), ("11", "21"), ("12", "22", "30"), ("13", "24")]
+# predictors and infillers of 22; 21 the human-grounded rows and 22 the editor chains that the scorecard's
+# human_grounded and cf_feedback protocols read, so 30 does not compute them again; 13 the attention runs of 24);
+# the other notebooks are tests of their own
+CHAINS = [("02", "03", "10", "20"), ("11", "21", "12", "22", "30"), ("13", "24")]
 
 
 def _notebook_groups() -> list:
@@ -67,7 +68,7 @@ def _notebook_groups() -> list:
 
 #: seconds a smoke run of a notebook takes from a fresh clone on 2 CPU cores (about; the slowest-tests list of
 #: `make test`), to balance the runs over the two workers; a notebook not listed counts 30 s
-SMOKE_SECONDS = {"01": 29, "02": 30, "03": 6, "10": 20, "20": 30, "11": 24, "21": 24, "12": 60, "22": 170, "30": 48,
+SMOKE_SECONDS = {"01": 12, "02": 30, "03": 6, "10": 20, "20": 30, "11": 24, "21": 24, "12": 45, "22": 170, "30": 40,
                  "13": 23, "24": 10, "23": 45, "25": 18}
 
 
