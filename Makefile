@@ -248,6 +248,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench editors
 	$(PY) -m xaibench.bench cores
 	$(PY) -m xaibench.bench precision
+	$(PY) -m xaibench.bench make_test  # last: a fresh clone of HEAD runs `make test` (8-10 min on 2 cores)
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

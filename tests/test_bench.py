@@ -129,3 +129,83 @@ def test_precision_bench_trains_the_real_modules_and_float32_is_its_own_referenc
     assert ref.speedup_vs_fp32 == 1.0 and ref.results_identical and ref.max_abs_logit_diff_trained == 0.0
     bf16 = df[df["mode"] == "bf16_autocast"].iloc[0]
     assert not bf16.results_identical and bf16.max_abs_logit_diff_trained > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# make_test: a fresh clone's `make test`, timed (the real run takes minutes: here a faked one)
+# ---------------------------------------------------------------------------------------------
+def test_pytest_summary_lines_are_parsed_to_counts_and_seconds():
+    from xaibench.bench.make_test import parse_pytest_summary
+
+    ok = ("[gw1] PASSED tests/test_x.py::test_y\n============================= slowest 15 durations "
+          "=============================\n335.59s call     tests/test_notebooks.py::test_a\n"
+          "================= 955 passed, 22 warnings in 401.17s (0:06:41) =================\n")
+    assert parse_pytest_summary(ok) == {"passed": 955, "failed": 0, "errors": 0, "skipped": 0,
+                                        "pytest_seconds": 401.17}
+    bad = "== 1 failed in 2.00s ==\n=== 3 failed, 950 passed, 1 error, 2 skipped, 9 deselected in 500.50s ===\n"
+    assert parse_pytest_summary(bad) == {"passed": 950, "failed": 3, "errors": 1, "skipped": 2,
+                                         "pytest_seconds": 500.5}  # the last summary line
+    assert parse_pytest_summary("make: *** [Makefile:9: .venv/.installed] Error 1\n") == {}
+
+
+def _fake_make_test(log_text: str, rc: int, wall: float, cpu: float = 900.0):
+    seen = {}
+
+    def clone(tmp):
+        seen["tmp"] = tmp
+        (tmp / "x").mkdir()
+        return "abc1234"
+
+    def run(clone_dir, log_path):
+        seen["clone"] = clone_dir
+        log_path.write_text(log_text)
+        return rc, wall, cpu
+
+    return clone, run, seen
+
+
+def test_make_test_bench_row_from_a_faked_run(monkeypatch):
+    from xaibench.bench.make_test import bench_make_test
+
+    clone, run, seen = _fake_make_test("===== 955 passed, 22 warnings in 401.17s (0:06:41) =====\n", 0, 493.4)
+    row = bench_make_test(run=run, clone=clone).iloc[0]
+    assert seen["clone"] == seen["tmp"] / "x" and not seen["tmp"].exists()  # the clone is removed
+    assert (row.commit, row.exit_status, row.wall_seconds, row.pytest_seconds) == ("abc1234", 0, 493.4, 401.17)
+    assert row.setup_seconds == pytest.approx(92.2) and row.wall_minutes == pytest.approx(8.22)
+    assert (row.passed, row.failed, row.errors, row.cpu_seconds, row.target_seconds) == (955, 0, 0, 900.0, 600)
+    assert row.within_target and row.clone == ""
+    # over the target, or a failing suite, is not within it
+    clone, run, _ = _fake_make_test("===== 955 passed in 560.00s =====\n", 0, 655.0)
+    assert not bench_make_test(run=run, clone=clone).iloc[0].within_target
+    clone, run, _ = _fake_make_test("===== 1 failed, 954 passed in 400.00s =====\n", 2, 490.0)
+    row = bench_make_test(run=run, clone=clone).iloc[0]
+    assert (row.failed, row.exit_status, row.within_target) == (1, 2, False)
+
+
+def test_make_test_bench_names_a_run_without_a_pytest_summary_and_keeps_the_clone_when_asked():
+    from xaibench.bench.make_test import bench_make_test
+
+    clone, run, seen = _fake_make_test("uv: no such file\nmake: *** [Makefile:107: .venv/.installed] Error 1\n",
+                                       2, 12.0)
+    with pytest.raises(RuntimeError, match=r"exit status 2\) printed no pytest summary(.|\n)*Makefile:107"):
+        bench_make_test(run=run, clone=clone)
+    assert not seen["tmp"].exists()
+    clone, run, seen = _fake_make_test("===== 955 passed in 400.00s =====\n", 0, 480.0)
+    row = bench_make_test(keep=True, run=run, clone=clone).iloc[0]
+    assert row.clone == str(seen["tmp"] / "x") and (seen["tmp"] / "make_test.log").exists()
+    shutil.rmtree(seen["tmp"])
+
+
+def test_make_test_bench_clones_head_with_the_data_mirror_beside_it(tmp_path, monkeypatch):
+    from xaibench.bench import make_test
+
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    monkeypatch.setenv("XAIBENCH_DATA_MIRROR", str(mirror))
+    dest = tmp_path / "bench"
+    dest.mkdir()
+    commit = make_test._clone(dest)
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    assert commit == head and (dest / "x" / "Makefile").exists()
+    assert (dest / "shared" / "data").resolve() == mirror.resolve()  # ../shared/data from the clone

@@ -46,6 +46,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "make_all":
         from .make_all import bench_make_all
         return bench_make_all(args.reports)
+    if name == "make_test":
+        from .make_test import bench_make_test
+        return bench_make_test(keep=args.keep)
     raise KeyError(name)
 
 
@@ -62,6 +65,7 @@ BENCHMARKS: dict[str, str] = {
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
     "precision": "ms per training step in float32, channels-last and bfloat16 autocast, and how far each moves the logits",
     "make_all": "wall time of every executed notebook of the last full run",
+    "make_test": "fresh-clone `make test` (as CI runs it): wall time, pytest's time, the set-up, outcome counts",
 }
 
 
@@ -73,6 +77,7 @@ def parser() -> argparse.ArgumentParser:
     subs["training"].add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
     subs["causalm_staging"].add_argument("--tasks", nargs="+", default=["5-way", "ternary"])
     subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
+    subs["make_test"].add_argument("--keep", action="store_true", help="keep the temporary clone (its make_test.log)")
     subs["cores"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
     subs["precision"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
     one = sub.add_parser("_train_one")  # the child process of `training`

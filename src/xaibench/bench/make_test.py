@@ -1,0 +1,107 @@
+"""What ``make test`` costs from a fresh clone: the README's second set-up command, timed as CI runs it.
+
+The committed ``HEAD`` is cloned into a temporary folder (uncommitted changes are not part of it), the raw-data
+mirror the project uses is linked beside the clone as ``../shared`` (the layout CI has), and ``make test`` runs
+there: it creates ``.venv``, copies and checks the data, then runs the suite with its notebook smoke runs.  One row:
+the wall time of the whole command, pytest's own time (from its summary line), the rest (the environment, the data
+and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
+the 10-minute target.  The clone is removed afterwards (``keep=True`` keeps it).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from .. import paths
+
+#: the fresh-clone ``make test`` target, seconds
+TARGET_SECONDS = 600
+
+_SUMMARY = re.compile(r"^=+ (?P<body>.*?) in (?P<secs>[0-9.]+)s(?: \([0-9:]+\))? =+$", re.M)
+_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)")
+
+
+def parse_pytest_summary(log: str) -> dict:
+    """Outcome counts and seconds of pytest's last summary line (``=== 3 failed, 950 passed, 2 warnings in
+    401.17s (0:06:41) ===``); ``{}`` when the log has none (pytest did not get to run)."""
+    found = list(_SUMMARY.finditer(log))
+    if not found:
+        return {}
+    last = found[-1]
+    out = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "pytest_seconds": float(last["secs"])}
+    for n, kind in _COUNT.findall(last["body"]):
+        key = {"error": "errors", "warning": "warnings"}.get(kind, kind)
+        if key in out:
+            out[key] = int(n)
+    return out
+
+
+def _clone(dest: Path) -> str:
+    """Clone the project's committed HEAD into ``dest/x`` with the data mirror linked at ``dest/shared``;
+    returns the commit."""
+    root = paths.project_root()
+    subprocess.run(["git", "clone", "--quiet", str(root), str(dest / "x")], check=True)
+    mirror = paths.data_mirror()
+    if mirror is not None:  # ../shared/data from the clone, as CI lays it out
+        (dest / "shared").mkdir()
+        (dest / "shared" / "data").symlink_to(mirror)
+    return subprocess.run(["git", "-C", str(dest / "x"), "rev-parse", "--short", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def _make_test(clone: Path, log_path: Path) -> tuple[int, float, float]:
+    """Run ``make test`` in ``clone``; returns the exit status, the wall seconds and the CPU seconds (user +
+    system) of every process it started."""
+    # a clean environment: none of this project's switches, nor the calling make's (``make bench``) job server
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("XAIBENCH_", "VIRTUAL_ENV", "PYTEST", "MAKE", "MFLAGS"))}
+    before = os.times()
+    t0 = time.perf_counter()
+    with open(log_path, "w") as log:
+        rc = subprocess.run(["make", "test"], cwd=clone, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
+    wall = time.perf_counter() - t0
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return rc, wall, cpu
+
+
+def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, float, float]] = _make_test,
+                    clone: Callable[[Path], str] = _clone) -> pd.DataFrame:
+    """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring); one row."""
+    from ..device import machine_info, load_average
+
+    tmp = Path(tempfile.mkdtemp(prefix="xaibench-make-test-"))
+    try:
+        commit = clone(tmp)
+        log_path = tmp / "make_test.log"
+        load0 = load_average()
+        rc, wall, cpu = run(tmp / "x", log_path)
+        log = log_path.read_text(errors="replace") if log_path.exists() else ""
+    finally:
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    summary = parse_pytest_summary(log)
+    if not summary:
+        tail = "\n".join(log.splitlines()[-15:])
+        raise RuntimeError(f"make test (exit status {rc}) printed no pytest summary; the end of its output:\n{tail}")
+    info = machine_info()
+    pytest_s = summary.get("pytest_seconds", float("nan"))
+    row = {"commit": commit, "exit_status": rc, "wall_seconds": round(wall, 1), "wall_minutes": round(wall / 60, 2),
+           "pytest_seconds": pytest_s, "setup_seconds": round(wall - pytest_s, 1),
+           "cpu_seconds": round(cpu, 1), "passed": summary.get("passed", 0), "failed": summary.get("failed", 0),
+           "errors": summary.get("errors", 0), "skipped": summary.get("skipped", 0),
+           "target_seconds": TARGET_SECONDS, "within_target": bool(rc == 0 and wall <= TARGET_SECONDS),
+           "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0,
+           "clone": str(tmp / "x") if keep else ""}
+    return pd.DataFrame([row])
+
+
+__all__ = ["bench_make_test", "parse_pytest_summary", "TARGET_SECONDS"]
