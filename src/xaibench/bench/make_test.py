@@ -1,7 +1,7 @@
 """What ``make test`` costs from a fresh clone: the README's second set-up command, timed as CI runs it.
 
 The committed ``HEAD`` is cloned into a temporary folder (uncommitted changes are not part of it), the raw-data
-mirror the project uses is linked beside the clone as ``../shared`` (the layout CI has), and ``make test`` runs
+mirror the project uses is linked beside the clone as ``../shared/data`` (the default mirror), and ``make test`` runs
 there: it creates ``.venv``, copies and checks the data, then runs the suite with its notebook smoke runs.  One row:
 the wall time of the whole command, pytest's own time (from its summary line), the rest (the environment, the data
 and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
