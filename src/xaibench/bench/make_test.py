@@ -5,7 +5,7 @@ mirror the project uses is linked beside the clone as ``../shared/data`` (the de
 there: it creates ``.venv``, copies and checks the data, then runs the suite with its notebook smoke runs.  One row:
 the wall time of the whole command, pytest's own time (from its summary line), the rest (the environment, the data
 and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
-the 10-minute target.  The clone is removed afterwards (``keep=True`` keeps it).
+the 10-minute target.  The clone is removed afterwards (``keep=True`` keeps it and prints where).
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -99,8 +100,9 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
            "cpu_seconds": round(cpu, 1), "passed": summary.get("passed", 0), "failed": summary.get("failed", 0),
            "errors": summary.get("errors", 0), "skipped": summary.get("skipped", 0),
            "target_seconds": TARGET_SECONDS, "within_target": bool(rc == 0 and wall <= TARGET_SECONDS),
-           "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0,
-           "clone": str(tmp / "x") if keep else ""}
+           "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0}
+    if keep:
+        print(f"the clone and its make_test.log are kept in {tmp}", file=sys.stderr)
     return pd.DataFrame([row])
 
 
