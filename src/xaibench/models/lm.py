@@ -101,7 +101,8 @@ def convert_smollm2(dest: Path) -> Path:
     from ..io import atomic_dir
 
     src = _smollm2_dir()
-    with project_progress("transformers.modeling_gguf_pytorch_utils"), gguf_parsed_once():  # its own tqdm.auto bar
+    # transformers' own tqdm.auto bar through the project's progress; the file parsed once, not three times
+    with project_progress("transformers.modeling_gguf_pytorch_utils"), gguf_parsed_once():
         tok = AutoTokenizer.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
         gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=SMOLLM2_GGUF)
     cfg = gguf_model.config
