@@ -196,6 +196,7 @@ def test_make_test_bench_names_a_run_without_a_pytest_summary_and_keeps_the_clon
     shutil.rmtree(seen["tmp"])
 
 
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs git and a git checkout")
 def test_make_test_bench_clones_head_with_the_data_mirror_beside_it(tmp_path, monkeypatch):
     from xaibench.bench import make_test
 
