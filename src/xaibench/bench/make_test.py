@@ -94,11 +94,10 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
         tail = "\n".join(log.splitlines()[-15:])
         raise RuntimeError(f"make test (exit status {rc}) printed no pytest summary; the end of its output:\n{tail}")
     info = machine_info()
-    pytest_s = summary.get("pytest_seconds", float("nan"))
+    pytest_s = summary["pytest_seconds"]
     row = {"commit": commit, "exit_status": rc, "wall_seconds": round(wall, 1), "wall_minutes": round(wall / 60, 2),
-           "pytest_seconds": pytest_s, "setup_seconds": round(wall - pytest_s, 1),
-           "cpu_seconds": round(cpu, 1), "passed": summary.get("passed", 0), "failed": summary.get("failed", 0),
-           "errors": summary.get("errors", 0), "skipped": summary.get("skipped", 0),
+           "pytest_seconds": pytest_s, "setup_seconds": round(wall - pytest_s, 1), "cpu_seconds": round(cpu, 1),
+           **{k: summary[k] for k in ("passed", "failed", "errors", "skipped")},
            "target_seconds": TARGET_SECONDS, "within_target": bool(rc == 0 and wall <= TARGET_SECONDS),
            "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0}
     if keep:
