@@ -231,7 +231,7 @@ TEST_WORKERS ?= 2
 PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE XAIBENCH_SCHEDULER=serial $(PY) -m pytest -v --durations=15 \
 	-n $(TEST_WORKERS) --dist loadgroup
 .PHONY: test test-all bench
-test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (7-9 min from a fresh clone on 2 cores, .venv and data included: python -m xaibench.bench make_test)
+test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (7-10 min from a fresh clone on 2 cores, .venv and data included: python -m xaibench.bench make_test)
 	$(PYTEST)
 
 test-all: $(DATA_STAMP) ## every test, including the slow ones
