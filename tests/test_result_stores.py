@@ -408,7 +408,10 @@ def test_editor_chains_of_another_setting_are_never_returned(chains):
     assert len(calls) == 2 and a["step"].max() == 2
 
 
-def test_infiller_tradeoff_truncated_is_named_and_recomputed(chains, dirs, monkeypatch):
+@pytest.fixture()
+def tradeoff(chains, monkeypatch):
+    """:func:`infiller_tradeoff` on the fake chains, with a fake MiCE and MLM head; returns ``(runner, chain
+    calls, the MLM heads' training-text caps)``."""
     from types import SimpleNamespace
 
     from xaibench.explainers.counterfactual import mice, mlm
@@ -423,8 +426,14 @@ def test_infiller_tradeoff_truncated_is_named_and_recomputed(chains, dirs, monke
             return self
 
     monkeypatch.setattr(mice, "MiCE", FakeMiCE)
+    trained = []
     monkeypatch.setattr(mlm, "train_mlm_infiller", lambda d, model, max_texts=1000, seed=42, **kw:
-                        SimpleNamespace(train_loss=1.5))
+                        trained.append(max_texts) or SimpleNamespace(train_loss=1.5))
+    return R, calls, trained
+
+
+def test_infiller_tradeoff_truncated_is_named_and_recomputed(tradeoff, dirs):
+    R, calls, _ = tradeoff
     first = R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
     R.infiller_tradeoff({"imdb": 3}, n_texts=2, mlm_train_texts=5)
     assert len(calls) == 2  # two infillers, once
@@ -436,6 +445,20 @@ def test_infiller_tradeoff_truncated_is_named_and_recomputed(chains, dirs, monke
     cols = ["dataset", "infiller", "metric", "n_texts"]
     pd.testing.assert_frame_equal(got[cols], first[cols])
     assert got.loc[got.metric == "flip_rate@1", "ours"].tolist() == [1.0, 1.0]
+
+
+def test_infiller_tradeoff_edits_one_short_text_of_the_first_dataset_in_the_quick_profile(tradeoff, monkeypatch):
+    R, calls, trained = tradeoff
+    sampled = []
+    monkeypatch.setattr(R, "_predictor_and_first_texts", lambda d, n_sample, n_texts, seed, predictor, max_words,
+                        max_train: sampled.append(max_words) or (_Model(), [f"text {i}" for i in range(n_texts)]))
+    full = R.infiller_tradeoff({"imdb": 3, "newsgroups": 3}, n_texts=2, mlm_train_texts=50)
+    assert sorted(full.dataset.unique()) == ["imdb", "newsgroups"] and set(full.n_texts) == {2}
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    quick = R.infiller_tradeoff({"imdb": 3, "newsgroups": 3}, n_texts=2, mlm_train_texts=50)
+    assert list(quick.dataset.unique()) == ["imdb"] and set(quick.n_texts) == {1}
+    assert len(calls) == 4 + 2  # both datasets' two infillers, then IMDb's two
+    assert trained == [50, 50, 20] and sampled == [400, 400, 60]
 
 
 def test_fluency_store_truncated_is_named_and_rescored(dirs, monkeypatch):
