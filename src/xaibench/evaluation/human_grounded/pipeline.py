@@ -208,9 +208,12 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
     cells = sorted(((ds, cond, m) for ds in setups for cond in ("well", "worse") for m in methods),
                    key=lambda c: PAPER_METHODS.get(c[2], c[2]) != "lime")
     ex = get_executor()
+    # each dataset's fit texts travel once with the cell function (Dask broadcasts it to every worker, a process
+    # pool sends it to each worker at start), not once per cell: in the cells they made a 34 MiB Dask graph
     fn = functools.partial(_explain_cell, seed=seed, lime_samples=lime_samples,
+                           fit_texts={ds: list(s.fit_texts) for ds, s in setups.items()},
                            models=None if ex.parallel else {ds: s.models for ds, s in setups.items()})
-    out = ex.map(fn, [(ds, cond, m, texts[ds, cond], setups[ds].fit_texts) for ds, cond, m in cells],
+    out = ex.map(fn, [(ds, cond, m, texts[ds, cond]) for ds, cond, m in cells],
                  desc="explanations (dataset x CNN x method)")
     explained = {c: dict(zip(texts[c[0], c[1]], attrs)) for c, (attrs, _) in zip(cells, out)}
     timings = pd.DataFrame([{"dataset": ds, "model": cond, "method": m, "texts_explained": len(texts[ds, cond]),
@@ -228,16 +231,18 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
     return questions, report, timings
 
 
-def _explain_cell(cell: tuple, seed: int, lime_samples: int, models: Mapping[str, Mapping[str, Any]] | None = None):
+def _explain_cell(cell: tuple, seed: int, lime_samples: int, fit_texts: Mapping[str, Sequence[str]],
+                  models: Mapping[str, Mapping[str, Any]] | None = None):
     """One (dataset, CNN, method) of :func:`build_questions`: ``(attributions of texts, seconds)``.
-    ``models``: the setups' CNNs (serial); ``None``: load the saved CNN (a worker)."""
+    ``fit_texts``: each dataset's explainer-fitting texts; ``models``: the setups' CNNs (serial); ``None``: load
+    the saved CNN (a worker)."""
     from ...models.registry import load_model
     from .training import model_folder
 
-    ds, cond, method, texts, fit_texts = cell
+    ds, cond, method, texts = cell
     model = models[ds][cond] if models is not None else load_model(model_folder(ds, cond, seed))
     t = time.time()
-    exp = make_paper_explainer(method, model, fit_texts, seed=seed, lime_samples=lime_samples)
+    exp = make_paper_explainer(method, model, fit_texts[ds], seed=seed, lime_samples=lime_samples)
     return exp.explain(texts), time.time() - t
 
 
