@@ -94,6 +94,24 @@ def test_eraser_metrics_known_values():
         comprehensiveness(p_full, np.zeros(2))
 
 
+def test_sampling_explainers_cost_less_only_in_the_quick_profile(monkeypatch):
+    """SHAP's evaluations and LIME's samples per text: the quick smoke runs of the scorecard's human-grounded and
+    ERASER protocols use 50 of each; the full profile keeps SHAP's default (500) and LIME's 1000."""
+    from xaibench.evaluation.eraser.protocol import COST
+    from xaibench.evaluation.human_grounded.methods import make_paper_explainer
+    from xaibench.evaluation.human_grounded.protocol import SHAP_EVALS
+    from xaibench.evaluation.protocol import make_with
+    from xaibench.explainers.local import LimeWords, ShapPartition
+
+    monkeypatch.setattr(ShapPartition, "fit", lambda self, model, data=None: self)
+    assert make_paper_explainer("shap", object(), [], shap_evals=SHAP_EVALS["quick"]).max_evals == 50
+    assert make_paper_explainer("shap", object(), [], shap_evals=SHAP_EVALS["full"]).max_evals == 500
+    assert make_with(ShapPartition, seed=0, **COST["quick"]).max_evals == 50
+    assert make_with(ShapPartition, seed=0, **COST["full"]).max_evals == 500
+    assert make_with(LimeWords, seed=0, **COST["quick"]).num_samples == 50
+    assert make_with(LimeWords, seed=0, **COST["full"]).num_samples == 1000
+
+
 def test_eraser_token_bins():
     assert top_tokens([0.1, 0.9, 0.5, 0.9], 0.01).tolist() == [1]          # at least one; ties by position
     assert top_tokens([0.1, 0.9, 0.5, 0.9], 0.5).tolist() == [1, 3]

@@ -23,6 +23,9 @@ from .sufficiency import METRIC as SUFF, sufficiency
 BINS = (0.01, 0.05, 0.1, 0.2, 0.5)
 #: texts explained per seed
 N_TEXTS = {"full": 200, "quick": 20}
+#: the sampling explainers' cost settings per profile (an explainer gets those it accepts): LIME's samples, and in
+#: the quick profile SHAP's model evaluations (the full profile keeps SHAP's default, 500)
+COST = {"full": {"num_samples": 1000}, "quick": {"num_samples": 50, "max_evals": 50}}
 
 
 def top_tokens(scores: Sequence[float], fraction: float) -> np.ndarray:
@@ -85,8 +88,7 @@ class EraserProtocol(Protocol):
             setup = prepare(["amazon"], seed, quick=profile == "quick")["amazon"]
             model, texts = setup.models["well"], setup.pool["text"].head(N_TEXTS[profile]).tolist()
             for name in names:
-                exp = make_with(registry.explainer_spec(name, family="local").factory, seed=seed,
-                                num_samples=1000 if profile == "full" else 50)
+                exp = make_with(registry.explainer_spec(name, family="local").factory, seed=seed, **COST[profile])
                 attrs = exp.fit(model, setup.fit_texts).explain(texts)
                 for metric, value in erasure_rows(model, attrs).items():
                     rows.append({"metric": metric, "explainer": name, "model": "cnn", "dataset": "amazon",
@@ -96,4 +98,4 @@ class EraserProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(EraserProtocol(), replace=True)
 
-__all__ = ["BINS", "N_TEXTS", "top_tokens", "perturbed_texts", "erasure_rows", "EraserProtocol", "PROTOCOL"]
+__all__ = ["BINS", "N_TEXTS", "COST", "top_tokens", "perturbed_texts", "erasure_rows", "EraserProtocol", "PROTOCOL"]

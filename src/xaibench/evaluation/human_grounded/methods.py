@@ -71,10 +71,11 @@ def method_label(method: str) -> str:
 
 
 def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed: int = 42,
-                         lime_samples: int = 1000) -> Any:
+                         lime_samples: int = 1000, shap_evals: int | None = None) -> Any:
     """A fitted explainer for a method name: a paper name (``lrp_n``, ``dt``, ...) or the registry
     name of any explainer in :func:`scorable_methods`.  Every explainer is fitted with the model's
-    training texts (only those that need data, the decision trees, use them)."""
+    training texts (only those that need data, the decision trees, use them).  ``shap_evals``: SHAP's model
+    evaluations per text (``None``: SHAP's own default, 500)."""
     from ...explainers.local import LOCAL_EXPLAINERS
     from ..protocol import make_with
 
@@ -85,6 +86,8 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
     kw: dict[str, Any] = {"seed": seed}
     if name == "lime":
         kw["num_samples"] = int(lime_samples)
+    if name == "shap" and shap_evals is not None:
+        kw["max_evals"] = int(shap_evals)
     # a registered explainer need not take seed / num_samples: only what it accepts is passed
     return make_with(LOCAL_EXPLAINERS[name], **kw).fit(model, list(fit_texts))
 

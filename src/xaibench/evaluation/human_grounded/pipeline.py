@@ -185,7 +185,8 @@ def selection_counts(selections: Mapping[str, Selection]) -> pd.DataFrame:
 
 def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Selection],
                     methods: Sequence[str] = tuple(PAPER_METHODS), seed: int = 42,
-                    lime_samples: int = 1000) -> tuple[list[Question], BuildReport, pd.DataFrame]:
+                    lime_samples: int = 1000, shap_evals: int | None = None
+                    ) -> tuple[list[Question], BuildReport, pd.DataFrame]:
     """Explain the selected texts with every method (well-trained CNN: tasks 1-3; worse CNN:
     task 1) and turn them into questions.  Returns ``(questions, report of dropped questions,
     explanation seconds per dataset, CNN and method, in the order the cells were sent)``.
@@ -210,7 +211,7 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
     ex = get_executor()
     # each dataset's fit texts travel once with the cell function (Dask broadcasts it to every worker, a process
     # pool sends it to each worker at start), not once per cell: in the cells they made a 34 MiB Dask graph
-    fn = functools.partial(_explain_cell, seed=seed, lime_samples=lime_samples,
+    fn = functools.partial(_explain_cell, seed=seed, lime_samples=lime_samples, shap_evals=shap_evals,
                            fit_texts={ds: list(s.fit_texts) for ds, s in setups.items()},
                            models=None if ex.parallel else {ds: s.models for ds, s in setups.items()})
     out = ex.map(fn, [(ds, cond, m, texts[ds, cond]) for ds, cond, m in cells],
@@ -232,7 +233,7 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
 
 
 def _explain_cell(cell: tuple, seed: int, lime_samples: int, fit_texts: Mapping[str, Sequence[str]],
-                  models: Mapping[str, Mapping[str, Any]] | None = None):
+                  models: Mapping[str, Mapping[str, Any]] | None = None, shap_evals: int | None = None):
     """One (dataset, CNN, method) of :func:`build_questions`: ``(attributions of texts, seconds)``.
     ``fit_texts``: each dataset's explainer-fitting texts; ``models``: the setups' CNNs (serial); ``None``: load
     the saved CNN (a worker)."""
@@ -242,7 +243,8 @@ def _explain_cell(cell: tuple, seed: int, lime_samples: int, fit_texts: Mapping[
     ds, cond, method, texts = cell
     model = models[ds][cond] if models is not None else load_model(model_folder(ds, cond, seed))
     t = time.time()
-    exp = make_paper_explainer(method, model, fit_texts[ds], seed=seed, lime_samples=lime_samples)
+    exp = make_paper_explainer(method, model, fit_texts[ds], seed=seed, lime_samples=lime_samples,
+                               shap_evals=shap_evals)
     return exp.explain(texts), time.time() - t
 
 

@@ -18,6 +18,9 @@ METRICS = {f"task_{t}": Metric(f"task_{t}", False, label=f"Task {t} (A)",
            for t in (1, 2, 3)}
 #: (n_questions, n_readers, lime_samples) per profile, as in notebook 21
 SIZES = {"full": (100, 5, 1000), "quick": (12, 3, 50)}
+#: SHAP's model evaluations per text (an explainer the paper does not have): its default (500) in the full profile,
+#: 50 in the quick one, as notebook 11's smoke run uses
+SHAP_EVALS = {"full": None, "quick": 50}
 _REGISTRY_NAME = dict(PAPER_METHODS)                      # paper short name -> registry name
 _SHORT_NAME = {v: k for k, v in PAPER_METHODS.items()}    # registry name -> paper short name
 
@@ -47,7 +50,8 @@ class HumanGroundedProtocol(Protocol):
         for seed in seeds:
             setups = pl.prepare(list(self.datasets), seed, quick=profile == "quick")
             selections = pl.select_questions(setups, n_questions, seed)
-            questions, _, _ = pl.build_questions(setups, selections, methods, seed, lime_samples)
+            questions, _, _ = pl.build_questions(setups, selections, methods, seed, lime_samples,
+                                                 shap_evals=SHAP_EVALS[profile])
             readers, _ = pl.make_readers(setups, n_readers, seed)
             _, scores, _ = pl.result_tables(questions, simulate_answers(readers, questions))
             frames.append(self._rows(scores, seed))
@@ -65,4 +69,4 @@ class HumanGroundedProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(HumanGroundedProtocol(), replace=True)
 
-__all__ = ["METRICS", "SIZES", "HumanGroundedProtocol", "PROTOCOL"]
+__all__ = ["METRICS", "SIZES", "SHAP_EVALS", "HumanGroundedProtocol", "PROTOCOL"]
