@@ -194,7 +194,8 @@ def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Select
     Each (dataset, CNN, method) is a cell of the executor (``XAIBENCH_SCHEDULER``): serially the
     setups' models explain in this process; in parallel each worker loads the saved CNN
     (:func:`~.training.model_folder`) and returns the attributions.  Every cell fits its explainer
-    afresh with ``seed``, so the attributions do not depend on where or in which order it runs."""
+    afresh with ``seed``, so the attributions do not depend on where or in which order it runs.  ``lime_samples`` and
+    ``shap_evals``: LIME's samples and SHAP's model evaluations per text (``None``: SHAP's default, 500)."""
     import functools
 
     from ...executor import get_executor
