@@ -168,6 +168,9 @@ cebab: $(REPORTS)/10_concept_explainers.ipynb $(REPORTS)/20_cebab_evaluation.ipy
 # Human-grounded evaluation (notebooks 11, 21; 11 trains the CNNs that 21 reuses).  One seed per run
 # (the first of SEEDS): a seed costs a whole run of 21, most of it explaining the questions with LIME.
 $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ipynb
+# notebook 11 also shows heat maps of the CEBaB 5-way classifiers (first seed): they are trained first (order only:
+# a newer classifier does not rerun 11)
+$(REPORTS)/11_local_explainers.ipynb: | $(filter %-5-way-exclusive.ipynb,$(TRAIN_REPORTS))
 NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 NB_PARAMS_21_human_grounded_evaluation = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)

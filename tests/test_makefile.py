@@ -94,6 +94,15 @@ def test_papermill_lines_pass_each_parameter_once_and_only_known_ones(args):
         assert out.endswith(".tmp.ipynb"), "papermill must write a temporary file (renamed when done)"
 
 
+def test_local_explainers_report_is_made_after_the_cebab_classifiers_it_explains():
+    """Notebook 11 shows heat maps of the CEBaB 5-way classifiers; `make human` on a fresh clone once made it before
+    they were trained, and the report said "no trained CEBaB model" instead."""
+    runs = [li for li in _make("-n", "-B", "reports/full/11_local_explainers.ipynb").splitlines() if " -m papermill " in li]
+    made = [re.search(r"reports/full/(\S+?)\.ipynb", li).group(1) for li in runs]
+    assert made[-1] == "11_local_explainers", made
+    assert {"02_train_classifier-minilm-5-way-exclusive", "02_train_classifier-lstm-5-way-exclusive"} <= set(made[:-1])
+
+
 def test_all_records_its_cost_and_reports_are_finalized():
     text = _make("-n", "-B", "all")
     assert "xaibench.bench make_all" in text.splitlines()[-1], "`make all` must end with the cost recorder"

@@ -103,6 +103,21 @@ def test_every_notebook_is_smoke_run_once():
     assert sorted(runs) == sorted(NOTEBOOKS) and len(runs) == len(set(runs))
 
 
+def _quick_tradeoff_edits_one_text_of_the_first_dataset():
+    """Notebook 22's smoke run edits one text of the first dataset in its MLM-infiller trade-off (each MLM edit of a
+    400-word review costs about a second on a CPU), with the words and training texts its quick branch caps."""
+    import pandas as pd
+
+    from xaibench import paths
+
+    tab = pd.read_csv(paths.tables_dir() / "cf_feedback_infiller_tradeoff.csv")
+    assert tab["dataset"].unique().tolist() == ["imdb"] and set(tab["n_texts"]) == {1}, tab
+
+
+#: checks of a smoke run's outputs beyond those every notebook gets (the profile is quick while they run)
+QUICK_OUTPUT_CHECKS = {"22": _quick_tradeoff_edits_one_text_of_the_first_dataset}
+
+
 def _run_quick(nb_path, tmp_path, monkeypatch):
     import nbformat
 
@@ -118,6 +133,9 @@ def _run_quick(nb_path, tmp_path, monkeypatch):
     if paper:
         problems = claims_cell_problems(report, paper)
         assert not problems, f"{nb_path.name}: claims cell: " + "; ".join(problems)
+    check = QUICK_OUTPUT_CHECKS.get(nb_path.name[:2])
+    if check:
+        check()
     if any(figures_required(c.source) for c in code_cells(report)):
         assert sum(png_outputs(c) for c in code_cells(report)) >= 1, \
             f"{nb_path.name} saves figures but its executed report shows none (save_figure displays them)"

@@ -9,6 +9,7 @@ import pytest
 
 import xaibench
 from xaibench import registry
+from xaibench.config import Profile, get_profile
 from xaibench.evaluation.base import ROW_COLUMNS, Metric, Protocol
 from xaibench.evaluation.eraser import comprehensiveness, sufficiency
 from xaibench.evaluation.eraser.protocol import perturbed_texts, top_tokens
@@ -94,22 +95,57 @@ def test_eraser_metrics_known_values():
         comprehensiveness(p_full, np.zeros(2))
 
 
+def test_a_profile_caps_the_draws_per_text_and_gives_a_default_its_cap():
+    capped = Profile("p", max_train=None, max_eval=None, max_epochs=1, patience=1, max_samples=50)
+    assert [capped.cap_samples(n) for n in (1000, 50, 20, None)] == [50, 50, 20, 50]
+    uncapped = Profile("p", max_train=None, max_eval=None, max_epochs=1, patience=1)
+    assert [uncapped.cap_samples(n) for n in (1000, 20, None)] == [1000, 20, None]
+    assert get_profile("quick").max_samples == 50 and get_profile("full").max_samples is None
+
+
 def test_sampling_explainers_cost_less_only_in_the_quick_profile(monkeypatch):
     """SHAP's evaluations and LIME's samples per text: the quick smoke runs of the scorecard's human-grounded and
     ERASER protocols use 50 of each; the full profile keeps SHAP's default (500) and LIME's 1000."""
-    from xaibench.evaluation.eraser.protocol import COST
+    from xaibench.evaluation.eraser.protocol import cost
     from xaibench.evaluation.human_grounded.methods import make_paper_explainer
-    from xaibench.evaluation.human_grounded.protocol import SHAP_EVALS
     from xaibench.evaluation.protocol import make_with
     from xaibench.explainers.local import LimeWords, ShapPartition
 
     monkeypatch.setattr(ShapPartition, "fit", lambda self, model, data=None: self)
-    assert make_paper_explainer("shap", object(), [], shap_evals=SHAP_EVALS["quick"]).max_evals == 50
-    assert make_paper_explainer("shap", object(), [], shap_evals=SHAP_EVALS["full"]).max_evals == 500
-    assert make_with(ShapPartition, seed=0, **COST["quick"]).max_evals == 50
-    assert make_with(ShapPartition, seed=0, **COST["full"]).max_evals == 500
-    assert make_with(LimeWords, seed=0, **COST["quick"]).num_samples == 50
-    assert make_with(LimeWords, seed=0, **COST["full"]).num_samples == 1000
+    assert make_paper_explainer("shap", object(), [], shap_evals=get_profile("quick").cap_samples(None)).max_evals == 50
+    assert make_paper_explainer("shap", object(), [], shap_evals=get_profile("full").cap_samples(None)).max_evals == 500
+    assert make_with(ShapPartition, seed=0, **cost("quick")).max_evals == 50
+    assert make_with(ShapPartition, seed=0, **cost("full")).max_evals == 500
+    assert make_with(LimeWords, seed=0, **cost("quick")).num_samples == 50
+    assert make_with(LimeWords, seed=0, **cost("full")).num_samples == 1000
+
+
+def test_both_protocols_take_the_sampling_cap_from_the_profile(monkeypatch):
+    """One place sets the quick profile's sampling cap (:class:`xaibench.config.Profile`): a profile with another
+    cap reaches the human-grounded protocol's questions and the ERASER protocol's explainers."""
+    from dataclasses import replace
+
+    from xaibench import config
+    from xaibench.evaluation.eraser.protocol import cost
+    from xaibench.evaluation.human_grounded import pipeline as pl
+    from xaibench.evaluation.human_grounded.protocol import PROTOCOL
+
+    monkeypatch.setitem(config.PROFILES, "quick", replace(config.PROFILES["quick"], max_samples=7))
+    assert cost("quick") == {"num_samples": 7, "max_evals": 7} and cost("full") == {"num_samples": 1000}
+
+    class Asked(Exception):
+        pass
+
+    def build_questions(setups, selections, methods, seed, lime_samples, shap_evals=None):
+        raise Asked(lime_samples, shap_evals)
+
+    monkeypatch.setattr(pl, "prepare", lambda datasets, seed, quick=False: {})
+    monkeypatch.setattr(pl, "select_questions", lambda setups, n, seed: {})
+    monkeypatch.setattr(pl, "build_questions", build_questions)
+    for profile, asked in (("quick", (7, 7)), ("full", (1000, None))):
+        with pytest.raises(Asked) as e:
+            PROTOCOL._score(["lime"], profile, [42])
+        assert e.value.args == asked
 
 
 def test_eraser_token_bins():

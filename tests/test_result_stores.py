@@ -447,18 +447,20 @@ def test_infiller_tradeoff_truncated_is_named_and_recomputed(tradeoff, dirs):
     assert got.loc[got.metric == "flip_rate@1", "ours"].tolist() == [1.0, 1.0]
 
 
-def test_infiller_tradeoff_edits_one_short_text_of_the_first_dataset_in_the_quick_profile(tradeoff, monkeypatch):
+def test_infiller_tradeoff_edits_what_its_caller_asks_in_every_profile(tradeoff, monkeypatch):
+    """The sizes are the caller's (notebook 22 passes smaller ones in its quick branch): the quick profile changes
+    where the table is stored, not how many texts are edited."""
     R, calls, trained = tradeoff
     sampled = []
     monkeypatch.setattr(R, "_predictor_and_first_texts", lambda d, n_sample, n_texts, seed, predictor, max_words,
                         max_train: sampled.append(max_words) or (_Model(), [f"text {i}" for i in range(n_texts)]))
-    full = R.infiller_tradeoff({"imdb": 3, "newsgroups": 3}, n_texts=2, mlm_train_texts=50)
-    assert sorted(full.dataset.unique()) == ["imdb", "newsgroups"] and set(full.n_texts) == {2}
-    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
-    quick = R.infiller_tradeoff({"imdb": 3, "newsgroups": 3}, n_texts=2, mlm_train_texts=50)
-    assert list(quick.dataset.unique()) == ["imdb"] and set(quick.n_texts) == {1}
-    assert len(calls) == 4 + 2  # both datasets' two infillers, then IMDb's two
-    assert trained == [50, 50, 20] and sampled == [400, 400, 60]
+    for profile in ("full", "quick"):
+        monkeypatch.setenv("XAIBENCH_PROFILE", profile)
+        got = R.infiller_tradeoff({"imdb": 3, "newsgroups": 3}, n_texts=2, max_words=400, mlm_train_texts=50,
+                                  refresh=True)
+        assert sorted(got.dataset.unique()) == ["imdb", "newsgroups"] and set(got.n_texts) == {2}
+    assert len(calls) == 2 * 4  # both datasets' two infillers, in each profile
+    assert trained == [50] * 4 and sampled == [400] * 4
 
 
 def test_fluency_store_truncated_is_named_and_rescored(dirs, monkeypatch):

@@ -19,14 +19,24 @@ class Profile:
     max_eval: int | None       # cap on dev/test examples / pairs
     max_epochs: int            # epoch cap (early stopping on dev inside it)
     patience: int              # early-stopping patience in epochs
+    #: cap on a sampling explainer's draws per explained text (LIME's perturbed samples, SHAP's model
+    #: evaluations); None = the number the caller asks for
+    max_samples: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def cap_samples(self, n: int | None) -> int | None:
+        """``n`` draws per text under this profile: at most :attr:`max_samples`.  ``None`` (the explainer's own
+        default) stays ``None`` without a cap and becomes the cap with one."""
+        if self.max_samples is None:
+            return n
+        return self.max_samples if n is None else min(int(n), self.max_samples)
+
 
 PROFILES = {
     "full": Profile("full", max_train=None, max_eval=None, max_epochs=4, patience=1),
-    "quick": Profile("quick", max_train=64, max_eval=48, max_epochs=1, patience=1),
+    "quick": Profile("quick", max_train=64, max_eval=48, max_epochs=1, patience=1, max_samples=50),
     # benchmark runs: the full recipe, written below reports/bench/ (never over the real models)
     "bench": Profile("bench", max_train=None, max_eval=None, max_epochs=4, patience=1),
 }

@@ -376,9 +376,7 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     mean minimality and seconds per edit (plus the MLM head's training seconds and final
     cross-entropy).  Stored under ``data/results/cf_feedback/`` (the MLM costs seconds per edit).
     ``max_train``/``lm_max_texts`` cap the predictor's and the bigram infiller's training sets as in
-    :func:`run_experiment` (quick runs).  In the quick profile only the first dataset's first text of at most 60
-    words is edited, with an MLM head trained on at most 20 texts: the smoke run checks that the path runs, and
-    each MLM edit of a 400-word review costs about a second.
+    :func:`run_experiment` (quick runs).
     """
     import time
 
@@ -387,9 +385,6 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
     from ...explainers.counterfactual.mlm import train_mlm_infiller
 
     positive_int(n_texts, "n_texts")
-    if paths.active_profile() == "quick":
-        samples, n_texts = dict(list(samples.items())[:1]), 1
-        max_words, mlm_train_texts = min(max_words or 60, 60), min(mlm_train_texts, 20)
     config = {"samples": dict(samples), "n_texts": n_texts, "seed": seed, "predictor": predictor,
               "max_words": max_words, "mlm_train_texts": mlm_train_texts,
               "max_train": max_train, "lm_max_texts": lm_max_texts}

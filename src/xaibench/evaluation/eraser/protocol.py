@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ... import registry
+from ...config import get_profile
 from ..base import Protocol
 from .comprehensiveness import METRIC as COMP, comprehensiveness
 from .sufficiency import METRIC as SUFF, sufficiency
@@ -23,9 +24,15 @@ from .sufficiency import METRIC as SUFF, sufficiency
 BINS = (0.01, 0.05, 0.1, 0.2, 0.5)
 #: texts explained per seed
 N_TEXTS = {"full": 200, "quick": 20}
-#: the sampling explainers' cost settings per profile (an explainer gets those it accepts): LIME's samples, and in
-#: the quick profile SHAP's model evaluations (the full profile keeps SHAP's default, 500)
-COST = {"full": {"num_samples": 1000}, "quick": {"num_samples": 50, "max_evals": 50}}
+#: LIME's samples per text (the paper's setting); the profile caps it (:meth:`xaibench.config.Profile.cap_samples`)
+LIME_SAMPLES = 1000
+
+
+def cost(profile: str) -> dict[str, int]:
+    """The sampling explainers' cost settings under ``profile`` (an explainer gets those it accepts): LIME's
+    samples, and SHAP's model evaluations where the profile caps them (else SHAP keeps its default, 500)."""
+    cap = get_profile(profile).cap_samples
+    return {"num_samples": cap(LIME_SAMPLES), **({} if cap(None) is None else {"max_evals": cap(None)})}
 
 
 def top_tokens(scores: Sequence[float], fraction: float) -> np.ndarray:
@@ -88,7 +95,7 @@ class EraserProtocol(Protocol):
             setup = prepare(["amazon"], seed, quick=profile == "quick")["amazon"]
             model, texts = setup.models["well"], setup.pool["text"].head(N_TEXTS[profile]).tolist()
             for name in names:
-                exp = make_with(registry.explainer_spec(name, family="local").factory, seed=seed, **COST[profile])
+                exp = make_with(registry.explainer_spec(name, family="local").factory, seed=seed, **cost(profile))
                 attrs = exp.fit(model, setup.fit_texts).explain(texts)
                 for metric, value in erasure_rows(model, attrs).items():
                     rows.append({"metric": metric, "explainer": name, "model": "cnn", "dataset": "amazon",
@@ -98,4 +105,4 @@ class EraserProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(EraserProtocol(), replace=True)
 
-__all__ = ["BINS", "N_TEXTS", "COST", "top_tokens", "perturbed_texts", "erasure_rows", "EraserProtocol", "PROTOCOL"]
+__all__ = ["BINS", "N_TEXTS", "LIME_SAMPLES", "cost", "top_tokens", "perturbed_texts", "erasure_rows", "EraserProtocol", "PROTOCOL"]

@@ -10,17 +10,19 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import paths, registry
+from ...config import get_profile
 from ..base import Metric, Protocol
 from .methods import PAPER_METHODS
 
 METRICS = {f"task_{t}": Metric(f"task_{t}", False, label=f"Task {t} (A)",
                                description=f"mean simulated-reader score of task {t}, all questions (+1 .. -1)")
            for t in (1, 2, 3)}
-#: (n_questions, n_readers, lime_samples) per profile, as in notebook 21
-SIZES = {"full": (100, 5, 1000), "quick": (12, 3, 50)}
-#: SHAP's model evaluations per text (an explainer the paper does not have): its default (500) in the full profile,
-#: 50 in the quick one, as notebook 11's smoke run uses
-SHAP_EVALS = {"full": None, "quick": 50}
+#: (n_questions, n_readers) per profile, as in notebook 21
+SIZES = {"full": (100, 5), "quick": (12, 3)}
+#: LIME's samples per text (the paper's setting).  The profile caps the sampling explainers' draws (LIME's samples,
+#: and SHAP's model evaluations: an explainer the paper does not have, at its default of 500), as in notebooks 11
+#: and 21 (:meth:`xaibench.config.Profile.cap_samples`)
+LIME_SAMPLES = 1000
 _REGISTRY_NAME = dict(PAPER_METHODS)                      # paper short name -> registry name
 _SHORT_NAME = {v: k for k, v in PAPER_METHODS.items()}    # registry name -> paper short name
 
@@ -44,14 +46,15 @@ class HumanGroundedProtocol(Protocol):
         from . import pipeline as pl
         from .readers import simulate_answers
 
-        n_questions, n_readers, lime_samples = SIZES[profile]
+        n_questions, n_readers = SIZES[profile]
+        cap = get_profile(profile).cap_samples
         methods = [_SHORT_NAME.get(n, n) for n in names]
         frames = []
         for seed in seeds:
             setups = pl.prepare(list(self.datasets), seed, quick=profile == "quick")
             selections = pl.select_questions(setups, n_questions, seed)
-            questions, _, _ = pl.build_questions(setups, selections, methods, seed, lime_samples,
-                                                 shap_evals=SHAP_EVALS[profile])
+            questions, _, _ = pl.build_questions(setups, selections, methods, seed, cap(LIME_SAMPLES),
+                                                 shap_evals=cap(None))
             readers, _ = pl.make_readers(setups, n_readers, seed)
             _, scores, _ = pl.result_tables(questions, simulate_answers(readers, questions))
             frames.append(self._rows(scores, seed))
@@ -69,4 +72,4 @@ class HumanGroundedProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(HumanGroundedProtocol(), replace=True)
 
-__all__ = ["METRICS", "SIZES", "SHAP_EVALS", "HumanGroundedProtocol", "PROTOCOL"]
+__all__ = ["METRICS", "SIZES", "LIME_SAMPLES", "HumanGroundedProtocol", "PROTOCOL"]
