@@ -17,6 +17,7 @@ import pandas as pd
 from ... import registry
 from ...config import get_profile
 from ..base import Protocol
+from ..human_grounded.methods import LIME_SAMPLES
 from .comprehensiveness import METRIC as COMP, comprehensiveness
 from .sufficiency import METRIC as SUFF, sufficiency
 
@@ -24,13 +25,12 @@ from .sufficiency import METRIC as SUFF, sufficiency
 BINS = (0.01, 0.05, 0.1, 0.2, 0.5)
 #: texts explained per seed
 N_TEXTS = {"full": 200, "quick": 20}
-#: LIME's samples per text (the paper's setting); the profile caps it (:meth:`xaibench.config.Profile.cap_samples`)
-LIME_SAMPLES = 1000
 
 
 def cost(profile: str) -> dict[str, int]:
     """The sampling explainers' cost settings under ``profile`` (an explainer gets those it accepts): LIME's
-    samples, and SHAP's model evaluations where the profile caps them (else SHAP keeps its default, 500)."""
+    samples (those of the human-grounded pipeline, whose CNN is explained here), and SHAP's model evaluations where
+    the profile caps them (else SHAP keeps its default, 500)."""
     cap = get_profile(profile).cap_samples
     return {"num_samples": cap(LIME_SAMPLES), **({} if cap(None) is None else {"max_evals": cap(None)})}
 
@@ -105,4 +105,4 @@ class EraserProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(EraserProtocol(), replace=True)
 
-__all__ = ["BINS", "N_TEXTS", "LIME_SAMPLES", "cost", "top_tokens", "perturbed_texts", "erasure_rows", "EraserProtocol", "PROTOCOL"]
+__all__ = ["BINS", "N_TEXTS", "cost", "top_tokens", "perturbed_texts", "erasure_rows", "EraserProtocol", "PROTOCOL"]

@@ -19,6 +19,10 @@ from ..base import mark_added
 ACCEPTS = "attribution"
 
 #: study/paper method name -> explainer registry name (xaibench.explainers.local), in table order
+#: LIME's perturbed samples per text in the human-grounded pipeline and the protocols on its CNNs (the paper gives
+#: no number); a profile may cap it (:meth:`xaibench.config.Profile.cap_samples`)
+LIME_SAMPLES = 1000
+
 PAPER_METHODS: dict[str, str] = {
     "random_w": "random_words",
     "random_n": "random_ngrams",
@@ -71,7 +75,7 @@ def method_label(method: str) -> str:
 
 
 def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed: int = 42,
-                         lime_samples: int = 1000, shap_evals: int | None = None) -> Any:
+                         lime_samples: int = LIME_SAMPLES, shap_evals: int | None = None) -> Any:
     """A fitted explainer for a method name: a paper name (``lrp_n``, ``dt``, ...) or the registry
     name of any explainer in :func:`scorable_methods`.  Every explainer is fitted with the model's
     training texts (only those that need data, the decision trees, use them).  ``shap_evals``: SHAP's model
@@ -93,7 +97,7 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
 
 
 def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_texts: Sequence[str],
-                  seed: int = 42, lime_samples: int = 1000, desc: str = "") -> dict[str, dict[str, Any]]:
+                  seed: int = 42, lime_samples: int = LIME_SAMPLES, desc: str = "") -> dict[str, dict[str, Any]]:
     """``{method: {text: Attribution for the predicted class}}`` for the unique ``texts``."""
     uniq = list(dict.fromkeys(texts))
     out: dict[str, dict[str, Any]] = {}
@@ -104,5 +108,5 @@ def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_
     return out
 
 
-__all__ = ["ACCEPTS", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "methods_for", "table_label", "method_label",
+__all__ = ["ACCEPTS", "LIME_SAMPLES", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "methods_for", "table_label", "method_label",
            "make_paper_explainer", "explain_texts"]

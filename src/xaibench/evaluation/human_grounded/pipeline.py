@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .kappa import kappa_table
-from .methods import PAPER_METHODS, explain_texts, make_paper_explainer, table_label
+from .methods import LIME_SAMPLES, PAPER_METHODS, explain_texts, make_paper_explainer, table_label
 from .questions import BuildReport, build_task1, build_task2, build_task3
 from .readers import PARTICIPANTS, SimulatedReader, train_readers
 from ..agreement import rank_agreement
@@ -124,7 +124,7 @@ def cebab_inputs(n: int = 2, task: str = "5-way", min_words: int = 10, max_words
     return short.sort_values("id").drop_duplicates("original_id").head(int(n))["text"].tolist()
 
 
-def explain_cebab(model: str, texts: Sequence[str], seed: int = 42, lime_samples: int = 1000,
+def explain_cebab(model: str, texts: Sequence[str], seed: int = 42, lime_samples: int = LIME_SAMPLES,
                   shap_evals: int = 500, task: str = "5-way") -> dict[str, list[Any]] | None:
     """``{method: [Attribution per text]}`` of :data:`CEBAB_METHODS` for the CEBaB ``model``
     (``minilm``/``lstm``, exclusive split, ``seed``) trained by notebook 02; ``None`` when that
@@ -185,7 +185,7 @@ def selection_counts(selections: Mapping[str, Selection]) -> pd.DataFrame:
 
 def build_questions(setups: Mapping[str, Setup], selections: Mapping[str, Selection],
                     methods: Sequence[str] = tuple(PAPER_METHODS), seed: int = 42,
-                    lime_samples: int = 1000, shap_evals: int | None = None
+                    lime_samples: int = LIME_SAMPLES, shap_evals: int | None = None
                     ) -> tuple[list[Question], BuildReport, pd.DataFrame]:
     """Explain the selected texts with every method (well-trained CNN: tasks 1-3; worse CNN:
     task 1) and turn them into questions.  Returns ``(questions, report of dropped questions,

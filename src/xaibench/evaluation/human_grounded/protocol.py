@@ -12,17 +12,15 @@ import pandas as pd
 from ... import paths, registry
 from ...config import get_profile
 from ..base import Metric, Protocol
-from .methods import PAPER_METHODS
+from .methods import LIME_SAMPLES, PAPER_METHODS
 
 METRICS = {f"task_{t}": Metric(f"task_{t}", False, label=f"Task {t} (A)",
                                description=f"mean simulated-reader score of task {t}, all questions (+1 .. -1)")
            for t in (1, 2, 3)}
-#: (n_questions, n_readers) per profile, as in notebook 21
+#: (n_questions, n_readers) per profile, as in notebook 21.  The profile caps the sampling explainers' draws (LIME's
+#: samples; SHAP's model evaluations: an explainer the paper does not have, at its default of 500), as in notebooks
+#: 11 and 21 (:meth:`xaibench.config.Profile.cap_samples`)
 SIZES = {"full": (100, 5), "quick": (12, 3)}
-#: LIME's samples per text (the paper's setting).  The profile caps the sampling explainers' draws (LIME's samples,
-#: and SHAP's model evaluations: an explainer the paper does not have, at its default of 500), as in notebooks 11
-#: and 21 (:meth:`xaibench.config.Profile.cap_samples`)
-LIME_SAMPLES = 1000
 _REGISTRY_NAME = dict(PAPER_METHODS)                      # paper short name -> registry name
 _SHORT_NAME = {v: k for k, v in PAPER_METHODS.items()}    # registry name -> paper short name
 
@@ -72,4 +70,4 @@ class HumanGroundedProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(HumanGroundedProtocol(), replace=True)
 
-__all__ = ["METRICS", "SIZES", "LIME_SAMPLES", "HumanGroundedProtocol", "PROTOCOL"]
+__all__ = ["METRICS", "SIZES", "HumanGroundedProtocol", "PROTOCOL"]
