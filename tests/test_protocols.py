@@ -120,6 +120,34 @@ def test_sampling_explainers_cost_less_only_in_the_quick_profile(monkeypatch):
     assert make_with(LimeWords, seed=0, **cost("full")).num_samples == 1000
 
 
+class SamplingToy(TokenLength):
+    """A user's sampling explainer: it records the draws per text it was built with."""
+
+    def __init__(self, num_samples: int = 3, max_evals: int = 4, seed: int = 0):
+        super().__init__()
+        self.num_samples, self.max_evals = num_samples, max_evals
+
+    def fit(self, model, data=None):
+        return self
+
+
+def test_a_users_sampling_explainer_gets_the_same_draws_from_both_protocols_on_the_cnn(clean_registry):
+    """The human-grounded and ERASER protocols offer every explainer they build the same sampling settings
+    (LIME's ``num_samples``, SHAP's ``max_evals``), not only the registered LIME and SHAP: a user's explainer
+    that accepts them gets 1000 samples and its own ``max_evals`` in the full profile, 50 of each in the quick one."""
+    from xaibench.evaluation.eraser.protocol import cost
+    from xaibench.evaluation.human_grounded.methods import LIME_SAMPLES, make_paper_explainer
+    from xaibench.evaluation.protocol import make_with
+
+    xaibench.register_explainer("toy_sampler", SamplingToy)
+    factory = registry.explainer_spec("toy_sampler", family="local").factory
+    for profile, expected in (("full", (1000, 4)), ("quick", (50, 50))):
+        cap = get_profile(profile).cap_samples
+        hg = make_paper_explainer("toy_sampler", object(), [], lime_samples=cap(LIME_SAMPLES), shap_evals=cap(None))
+        eraser = make_with(factory, seed=0, **cost(profile))
+        assert (hg.num_samples, hg.max_evals) == (eraser.num_samples, eraser.max_evals) == expected, profile
+
+
 def test_both_protocols_take_the_sampling_cap_from_the_profile(monkeypatch):
     """One place sets the quick profile's sampling cap (:class:`xaibench.config.Profile`): a profile with another
     cap reaches the human-grounded protocol's questions and the ERASER protocol's explainers."""

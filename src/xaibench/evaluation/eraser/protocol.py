@@ -17,7 +17,7 @@ import pandas as pd
 from ... import registry
 from ...config import get_profile
 from ..base import Protocol
-from ..human_grounded.methods import LIME_SAMPLES
+from ..human_grounded.methods import LIME_SAMPLES, sampling_kwargs
 from .comprehensiveness import METRIC as COMP, comprehensiveness
 from .sufficiency import METRIC as SUFF, sufficiency
 
@@ -28,11 +28,12 @@ N_TEXTS = {"full": 200, "quick": 20}
 
 
 def cost(profile: str) -> dict[str, int]:
-    """The sampling explainers' cost settings under ``profile`` (an explainer gets those it accepts): LIME's
-    samples (those of the human-grounded pipeline, whose CNN is explained here), and SHAP's model evaluations where
-    the profile caps them (else SHAP keeps its default, 500)."""
+    """The sampling explainers' cost settings under ``profile``, as the human-grounded protocol offers them
+    (:func:`~xaibench.evaluation.human_grounded.methods.sampling_kwargs`; an explainer gets those it accepts):
+    LIME's samples (those of the human-grounded pipeline, whose CNN is explained here), and SHAP's model
+    evaluations where the profile caps them (else SHAP keeps its default, 500)."""
     cap = get_profile(profile).cap_samples
-    return {"num_samples": cap(LIME_SAMPLES), **({} if cap(None) is None else {"max_evals": cap(None)})}
+    return sampling_kwargs(cap(LIME_SAMPLES), cap(None))
 
 
 def top_tokens(scores: Sequence[float], fraction: float) -> np.ndarray:

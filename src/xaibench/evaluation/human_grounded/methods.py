@@ -18,11 +18,20 @@ from ..base import mark_added
 #: the explainer output type the tasks can score
 ACCEPTS = "attribution"
 
-#: study/paper method name -> explainer registry name (xaibench.explainers.local), in table order
 #: LIME's perturbed samples per text in the human-grounded pipeline and the protocols on its CNNs (the paper gives
 #: no number); a profile may cap it (:meth:`xaibench.config.Profile.cap_samples`)
 LIME_SAMPLES = 1000
 
+
+def sampling_kwargs(lime_samples: int = LIME_SAMPLES, shap_evals: int | None = None) -> dict[str, int]:
+    """The sampling settings offered to every explainer the human-grounded and ERASER protocols build:
+    ``num_samples`` (LIME's perturbed samples per text) and, unless ``None`` (SHAP's own default, 500),
+    ``max_evals`` (SHAP's model evaluations per text).  An explainer gets those its constructor accepts
+    (:func:`xaibench.evaluation.protocol.make_with`), a user's explainer as much as LIME or SHAP."""
+    return {"num_samples": int(lime_samples), **({} if shap_evals is None else {"max_evals": int(shap_evals)})}
+
+
+#: study/paper method name -> explainer registry name (xaibench.explainers.local), in table order
 PAPER_METHODS: dict[str, str] = {
     "random_w": "random_words",
     "random_n": "random_ngrams",
@@ -87,13 +96,9 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
     if method not in known:
         raise KeyError(f"unknown method {method!r} for the human-grounded tasks; use one of {known}")
     name = PAPER_METHODS.get(method, method)
-    kw: dict[str, Any] = {"seed": seed}
-    if name == "lime":
-        kw["num_samples"] = int(lime_samples)
-    if name == "shap" and shap_evals is not None:
-        kw["max_evals"] = int(shap_evals)
-    # a registered explainer need not take seed / num_samples: only what it accepts is passed
-    return make_with(LOCAL_EXPLAINERS[name], **kw).fit(model, list(fit_texts))
+    # a registered explainer need not take seed / num_samples / max_evals: only what it accepts is passed
+    return make_with(LOCAL_EXPLAINERS[name], seed=seed, **sampling_kwargs(lime_samples, shap_evals)
+                     ).fit(model, list(fit_texts))
 
 
 def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_texts: Sequence[str],
@@ -108,5 +113,5 @@ def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_
     return out
 
 
-__all__ = ["ACCEPTS", "LIME_SAMPLES", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "methods_for", "table_label", "method_label",
+__all__ = ["ACCEPTS", "LIME_SAMPLES", "sampling_kwargs", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "methods_for", "table_label", "method_label",
            "make_paper_explainer", "explain_texts"]
