@@ -234,7 +234,7 @@ TEST_WORKERS ?= 2
 PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE XAIBENCH_SCHEDULER=serial $(PY) -m pytest -v --durations=15 \
 	-n $(TEST_WORKERS) --dist loadgroup
 .PHONY: test test-all bench
-test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (7-10 min from a fresh clone on 2 cores, .venv and data included: python -m xaibench.bench make_test)
+test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (6-10 min from a fresh clone on 2 cores, .venv and data included: python -m xaibench.bench make_test)
 	$(PYTEST)
 
 test-all: $(DATA_STAMP) ## every test, including the slow ones
@@ -251,7 +251,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench editors
 	$(PY) -m xaibench.bench cores
 	$(PY) -m xaibench.bench precision
-	$(PY) -m xaibench.bench make_test  # last: a fresh clone of HEAD runs `make test` (8-10 min on 2 cores)
+	$(PY) -m xaibench.bench make_test  # last: a fresh clone of HEAD runs `make test` (6-10 min on 2 cores)
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)
