@@ -448,8 +448,9 @@ def test_infiller_tradeoff_truncated_is_named_and_recomputed(tradeoff, dirs):
 
 
 def test_infiller_tradeoff_edits_what_its_caller_asks_in_every_profile(tradeoff, monkeypatch):
-    """The sizes are the caller's (notebook 22 passes smaller ones in its quick branch): the quick profile changes
-    where the table is stored, not how many texts are edited."""
+    """The sizes are the caller's (notebook 22 passes smaller ones in its quick branch): in either profile the
+    trade-off edits as many texts, of as many words, with an MLM head trained on as many texts as it is asked for.
+    The test's result folder is one for both profiles, so each call passes ``refresh``."""
     R, calls, trained = tradeoff
     sampled = []
     monkeypatch.setattr(R, "_predictor_and_first_texts", lambda d, n_sample, n_texts, seed, predictor, max_words,
