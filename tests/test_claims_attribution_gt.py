@@ -138,6 +138,19 @@ def test_article_attention_names_the_gap_experiments(tmp_path):
     assert "of 2 variants" in out.reason and "'long' at 0.500 (+0.414; our setting rerun 0.700)" in out.reason
 
 
+def test_text_models_over_97_counts_the_runs_above_the_bound_one_by_one(tmp_path):
+    """10 of 11 article runs and 9 of 11 CN runs above 0.97 (the CN row's noncorr region is not counted again),
+    8 of 10 rationale models: (10 + 9 + 8) / (22 + 10) = 27 / 32, partly.  A dataset with one run below the bound
+    still counts its other runs."""
+    _attention(tmp_path, 0.677, acc_min=0.963)
+    att = pd.read_csv(tmp_path / "attribution_gt_attention.csv").assign(n_learned=[10, 9, 9])
+    att.to_csv(tmp_path / "attribution_gt_attention.csv", index=False)
+    _rationales(tmp_path, [("article", "rl", 0.05, 0.99, 1.0, 0.0, acc, 0.05) for acc in [0.99] * 8 + [0.9, 0.48]])
+    out = evaluate(CLAIM["text-models-over-97"], Tables(tmp_path))
+    assert out.ours == pytest.approx(27 / 32) and out.verdict == "partly"
+    assert "attention 19 of 22, rationales 8 of 10" in out.reason
+
+
 def _rationales(tmp_path, models):
     """``models``: (dataset, model, rate, precision, optimal_precision, noncorr_share, test_acc, first3)."""
     rows = []
