@@ -432,3 +432,22 @@ def test_explain_cebab_skips_an_untrained_model(monkeypatch, tmp_path):
 
     monkeypatch.setattr(zoo, "model_dir", lambda *a, **k: tmp_path / "absent")
     assert hg.explain_cebab("lstm", ["a short review"], seed=43) is None
+
+
+def test_explain_cebab_gives_each_method_the_callers_draws(monkeypatch, tmp_path):
+    """LIME gets ``lime_samples`` and SHAP ``shap_evals`` (the settings every protocol on the CNNs offers,
+    ``sampling_kwargs``); the gradient methods take neither and are built as before."""
+    from xaibench.evaluation.human_grounded.pipeline import CEBAB_METHODS
+    from xaibench.explainers import local
+    from xaibench.models import registry as model_registry, zoo
+
+    (tmp_path / "config.json").write_text("{}")
+    monkeypatch.setattr(zoo, "model_dir", lambda *a, **k: tmp_path)
+    monkeypatch.setattr(model_registry, "load_model", lambda folder: "classifier")
+    for m in CEBAB_METHODS:
+        cls = local.LOCAL_EXPLAINERS[m]
+        monkeypatch.setattr(cls, "fit", lambda self, model, data=None: self)
+        monkeypatch.setattr(cls, "explain", lambda self, texts, targets=None: [self] * len(texts))
+    got = hg.explain_cebab("lstm", ["a short review"], lime_samples=7, shap_evals=9)
+    assert sorted(got) == sorted(CEBAB_METHODS)
+    assert got["lime"][0].num_samples == 7 and got["shap"][0].max_evals == 9

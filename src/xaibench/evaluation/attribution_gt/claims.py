@@ -280,21 +280,14 @@ def check_text_learned(t: Tables) -> Outcome:
     """Share of the text models (attention runs, rationale models) above 97 % test accuracy; the paper: all."""
     att = t(ATT)
     att = att[(att.method == "attention") & (att.region == "corr")]
-    n_att = int(att.n_runs.sum())
-    if "n_learned" in att.columns:  # the runs above the bound, counted one by one
-        k_att, note = int(att.n_learned.sum()), ""
-    else:  # an older table: a dataset's runs count when its lowest (else mean) accuracy is above the bound
-        col = "test_acc_min" if "test_acc_min" in att.columns else "test_acc"
-        k_att = int(att.loc[att[col] > TEXT_LEARNED_ACC, "n_runs"].sum())
-        note = (" (attention: every run of a dataset whose lowest test accuracy is above it)" if col == "test_acc_min"
-                else " (attention: by the mean over each dataset's runs)")
+    n_att, k_att = int(att.n_runs.sum()), int(att.n_learned.sum())  # the runs above the bound, one by one
     rat = t(RAT)
     acc = rat[rat.metric == "test_acc"]
     k_rat, n_rat = int((acc.ours > TEXT_LEARNED_ACC).sum()), len(acc)
     share = (k_att + k_rat) / (n_att + n_rat)
     out = by_share(share, "model")
     return Outcome(share, out.verdict, f"attention {k_att} of {n_att}, rationales {k_rat} of {n_rat} above "
-                                       f"{TEXT_LEARNED_ACC}{note}")
+                                       f"{TEXT_LEARNED_ACC}")
 
 
 # ------------------------------------------------------------------------------------------- rationales

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .kappa import kappa_table
-from .methods import LIME_SAMPLES, PAPER_METHODS, explain_texts, make_paper_explainer, table_label
+from .methods import LIME_SAMPLES, PAPER_METHODS, explain_texts, make_paper_explainer, sampling_kwargs, table_label
 from .questions import BuildReport, build_task1, build_task2, build_task3
 from .readers import PARTICIPANTS, SimulatedReader, train_readers
 from ..agreement import rank_agreement
@@ -129,17 +129,17 @@ def explain_cebab(model: str, texts: Sequence[str], seed: int = 42, lime_samples
     """``{method: [Attribution per text]}`` of :data:`CEBAB_METHODS` for the CEBaB ``model``
     (``minilm``/``lstm``, exclusive split, ``seed``) trained by notebook 02; ``None`` when that
     model has not been trained."""
-    from ...explainers.local import make_explainer
+    from ...explainers.local import LOCAL_EXPLAINERS
     from ...models import zoo
     from ...models.registry import load_model
+    from ..protocol import make_with
 
     folder = zoo.model_dir("cebab", model, task, "exclusive", seed)
     if not (folder / "config.json").exists():
         return None
-    kwargs = {"integrated_gradients": {}, "grad_x_input": {}, "shap": {"max_evals": int(shap_evals)},
-              "lime": {"num_samples": int(lime_samples)}}
+    kwargs = sampling_kwargs(lime_samples, shap_evals)  # each method gets the settings it accepts
     clf = load_model(folder)
-    return {m: make_explainer(m, **kwargs[m]).fit(clf).explain(list(texts)) for m in CEBAB_METHODS}
+    return {m: make_with(LOCAL_EXPLAINERS[m], **kwargs).fit(clf).explain(list(texts)) for m in CEBAB_METHODS}
 
 
 @dataclass
