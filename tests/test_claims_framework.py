@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -37,9 +38,10 @@ def test_check_reads_our_tables(tmp_path):
     def check(t):
         d = t("t").set_index("explainer")["ours"]
         diff = d["x"] - d["y"]
-        return C.Outcome(diff, "reproduced" if diff > 0 else "not reproduced", f"x - y = {diff:.2f}")
+        return C.judge(C.Interval(diff, diff - 0.1, diff + 0.1, "2 cells", "toy"), 0.0)
 
-    assert C.evaluate(_claim(check), C.Tables(tmp_path)) == C.Outcome(pytest.approx(0.3), "reproduced", "x - y = 0.30")
+    out = C.evaluate(_claim(check), C.Tables(tmp_path))
+    assert out.verdict == "reproduced" and out.ours == pytest.approx(0.3)
     pd.DataFrame({"explainer": ["x", "y"], "ours": [0.1, 0.4]}).to_csv(tmp_path / "t.csv", index=False)
     assert C.evaluate(_claim(check), C.Tables(tmp_path)).verdict == "not reproduced"
 
@@ -49,30 +51,139 @@ def test_check_must_return_an_outcome(tmp_path):
         C.evaluate(_claim(lambda t: 1.0), C.Tables(tmp_path))
 
 
-def test_shared_rules_known_values():
-    assert C.within(0.30, 0.25, 0.05) and not C.within(0.31, 0.25, 0.05)
-    assert C.by_share(1.0, "cell").verdict == "reproduced"
-    assert C.by_share(0.5, "cell").verdict == "partly" and "50%" in C.by_share(0.5, "cell").reason
-    assert C.by_share(0.0, "cell").verdict == "not reproduced"
-    with pytest.raises(ValueError):
-        C.by_share(1.5, "cell")
+def test_same_order():
     assert C.same_order(["a", "b", "c"], ["a", "c"]) and not C.same_order(["c", "a"], ["a", "b", "c"])
 
 
+# ------------------------------------------------------------------ intervals (known values by hand)
+def test_t_interval_over_seeds_known_values():
+    # mean 2, sd 1, n 3: t(0.975, 2) = 4.302653, half-width 4.302653 / sqrt(3) = 2.484138
+    iv = C.t_interval([1.0, 2.0, 3.0])
+    assert (iv.effect, iv.low, iv.high) == pytest.approx((2.0, -0.484138, 4.484138), abs=1e-6)
+    assert iv.n == "3 seeds" and C.summary_interval(2.0, 1.0, 3).low == pytest.approx(iv.low)
+    assert C.paired_interval([2.0, 3.0, 4.0], [1.0, 1.0, 1.0]).low == pytest.approx(-0.484138, abs=1e-6)
+    one = C.t_interval([0.7])  # one seed: nothing to vary over, the interval decides nothing
+    assert one.low == -np.inf and one.high == np.inf
+    flat = C.t_interval([0.5, 0.5, 0.5])
+    assert (flat.low, flat.high) == (0.5, 0.5)
+
+
+def test_welch_se_share_and_bootstrap_intervals_known_values():
+    # d = 1, se = sqrt(1/3 + 1/3) = 0.816497, Welch df = 4, t(0.975, 4) = 2.776445: half-width 2.266958
+    iv = C.welch_interval(2.0, 1.0, 3, 1.0, 1.0, 3)
+    assert (iv.effect, iv.low, iv.high) == pytest.approx((1.0, -1.266958, 3.266958), abs=1e-6)
+    se = C.se_interval(0.5, 0.1, "5 readers")  # z(0.975) = 1.959964
+    assert (se.low, se.high) == pytest.approx((0.304004, 0.695996), abs=1e-6)
+    sh = C.share_interval(7, 10)  # Clopper-Pearson
+    assert (sh.effect, sh.low, sh.high) == pytest.approx((0.7, 0.347547, 0.933260), abs=1e-6)
+    with pytest.raises(ValueError):
+        C.share_interval(11, 10)
+    const = C.bootstrap_interval(np.full(20, 3.0), np.mean)
+    assert (const.low, const.effect, const.high) == (3.0, 3.0, 3.0)
+    x = np.arange(20.0)
+    a, b = C.bootstrap_interval(x, np.mean), C.bootstrap_interval(x, np.mean)
+    assert a == b and a.low < 9.5 < a.high and a.n == "20 examples"  # seeded: reruns agree
+
+
+def _iv(low, high, effect=None):
+    return C.Interval((low + high) / 2 if effect is None else effect, low, high, "5 seeds", "t over seeds")
+
+
+def test_judge_each_side_and_inconclusive():
+    assert C.judge(_iv(0.1, 0.3), 0.0).verdict == "reproduced"
+    assert C.judge(_iv(-0.3, -0.1), 0.0).verdict == "not reproduced"
+    out = C.judge(_iv(-0.1, 0.3), 0.0, more="more seeds")
+    assert out.verdict == "inconclusive" and "more seeds" in out.reason and out.interval.low == -0.1
+    # a claim that the quantity is below the threshold
+    assert C.judge(_iv(0.1, 0.3), 0.5, above=False).verdict == "reproduced"
+    assert C.judge(_iv(0.6, 0.9), 0.5, above=False).verdict == "not reproduced"
+    assert C.judge(_iv(0.4, 0.6), 0.5, above=False).verdict == "inconclusive"
+
+
+def test_judge_agrees_each_side_inconclusive_and_the_tolerance_guard():
+    assert C.judge_agrees(_iv(0.48, 0.52), 0.5, 0.05).verdict == "reproduced"
+    assert C.judge_agrees(_iv(0.60, 0.70), 0.5, 0.05).verdict == "not reproduced"
+    assert C.judge_agrees(_iv(0.50, 0.60), 0.5, 0.05).verdict == "inconclusive"
+    # a tolerance above half the paper's effect cannot tell the effect from none
+    with pytest.raises(ValueError, match="half the claimed effect"):
+        C.judge_agrees(_iv(0.2, 0.3), 0.33, 0.33, claimed_effect=0.33)
+    assert C.judge_agrees(_iv(0.30, 0.35), 0.33, 0.1, claimed_effect=0.33).verdict == "reproduced"
+
+
+def test_by_cells_known_values():
+    allok = C.by_cells({"a": "holds", "b": "holds"})
+    assert allok.verdict == "reproduced" and allok.ours == "2/2"
+    assert C.by_cells({"a": "fails", "b": "fails"}).verdict == "not reproduced"
+    mixed = C.by_cells({"a": "holds", "b": "fails", "c": "covers"})
+    assert mixed.verdict == "partly" and "fails in 1 (b)" in mixed.reason and "undecided in 1 (c)" in mixed.reason
+    # the interval of the share of cells that hold: decided for (1/3) to decided for or undecided (2/3)
+    assert (mixed.interval.low, mixed.interval.high) == pytest.approx((1 / 3, 2 / 3))
+    assert C.by_cells({"a": "holds", "b": "covers", "c": "covers"}).verdict == "inconclusive"
+    assert C.by_cells({"a": "holds", "b": "holds", "c": "covers"}).verdict == "reproduced"
+    with pytest.raises(ValueError):
+        C.by_cells({"a": "maybe"})
+
+
+def test_outcomes_need_their_interval_and_preconditions_carry_no_verdict():
+    with pytest.raises(ValueError, match="interval"):
+        C.Outcome(0.5, "reproduced", "no evidence")
+    with pytest.raises(ValueError, match="interval"):
+        C.Outcome(0.5, "inconclusive", "no evidence")
+    C.Outcome(None, "not comparable", "another metric")  # needs none
+    pre = C.precondition(C.share_interval(7, 10), "7 of 10 runs learned")
+    assert pre.verdict == C.PRECONDITION and pre.interval.effect == 0.7
+
+
+def test_leave_one_seed_out_stability(tmp_path):
+    """A claim read from per-seed rows is recomputed without each seed; one decided by a single seed flips."""
+    pd.DataFrame({"seed": [1, 2, 3, 4], "ours": [0.30, 0.32, 0.31, 0.90]}).to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame({"ours": [0.5]}).to_csv(tmp_path / "agg.csv", index=False)
+
+    def mean_above(t):  # a rule that judges a raw mean without its interval: seed 4 decides it
+        m = float(t("t")["ours"].mean())
+        return C.Outcome(m, "reproduced" if m > 0.4 else "not reproduced", "raw mean", C.Interval(m, m, m, "seeds"))
+
+    def honest(t):
+        return C.judge(C.t_interval(t("t")["ours"]), 0.4)
+
+    claims = [_claim(mean_above, "raw"), _claim(honest, "honest"),
+              _claim(lambda t: C.judge(_iv(0.6, 0.7), 0.5, ours=float(t("agg")["ours"][0])), "aggregated")]
+    import xaibench.evaluation.claims as mod
+    orig = mod.paper_claims
+    try:
+        mod.paper_claims = lambda paper: ("Toy", claims)
+        st = C.stability("toy", root=tmp_path)
+    finally:
+        mod.paper_claims = orig
+    assert set(st["claim"]) == {"raw", "honest"}  # the aggregated claim reads no per-seed rows
+    raw = st[st["claim"] == "raw"].set_index("left_out")
+    assert raw.loc["4", "changed"] and not raw.loc["1", "changed"]
+    # with seed 4 the honest rule is undecided: a change from inconclusive is evidence, not a defect
+    honest = st[st["claim"] == "honest"]
+    assert set(honest["verdict_all"]) == {"inconclusive"} and not honest["defect"].any()
+    assert raw.loc["4", "defect"]
+
+
 def test_claims_table_and_readme_status(tmp_path, monkeypatch):
-    claims = [_claim(lambda t: C.Outcome(0.5, "reproduced", "same"), "first"),
+    claims = [_claim(lambda t: C.judge(_iv(0.4, 0.6), 0.3), "first"),
               _claim(lambda t: C.Outcome("no", "not comparable", "other metric"), "second"),
-              _claim(lambda t: C.Outcome(0.1, "not reproduced", "opposite"), "third")]
+              _claim(lambda t: C.judge(_iv(0.0, 0.2), 0.3), "third"),
+              _claim(lambda t: C.precondition(C.share_interval(3, 4), "3 of 4 runs learned"), "fourth")]
     monkeypatch.setattr(C, "paper_claims", lambda paper: ("Toy (2020)", claims))
     df = C.save_claims("toy", C.Tables(tmp_path), out_dir=tmp_path)
-    assert list(df.columns) == C.COLUMNS and list(df["verdict"]) == ["reproduced", "not comparable", "not reproduced"]
+    assert list(df.columns) == C.COLUMNS
+    assert list(df["verdict"]) == ["reproduced", "not comparable", "not reproduced", C.PRECONDITION]
     assert df.loc[0, "paper"] == "0.500" and df.loc[1, "ours"] == "no"
+    assert (df.loc[0, "effect"], df.loc[0, "ci_low"], df.loc[0, "ci_high"], df.loc[0, "n"]) == ("0.500", "0.400", "0.600", "5 seeds")
+    assert df.loc[1, "ci_low"] == "" and df.loc[0, "confidence"] == "0.95"
     assert (tmp_path / "toy_claims.md").read_text().startswith("# Claims of Toy (2020)")
     status = C.readme_status(["toy"], root=tmp_path)
-    assert "| reproduced (1)" in status and "| not reproduced (1) | third" in status and "partly" not in status
-    readme = f"intro\n{C.STATUS_BEGIN}\nold\n{C.STATUS_END}\nrest\n"
+    assert "| reproduced (1)" in status and "| not reproduced (1) | third" in status and "| partly" not in status
+    assert "| precondition (1) | fourth" in status and "3 claims, 0 inconclusive" in status
+    assert "**inconclusive**" in status  # what each verdict means
+    readme = f"intro\n{C.STATUS_BEGIN}\nstale text\n{C.STATUS_END}\nrest\n"
     new = C.replace_status(readme, status)
-    assert new.startswith("intro\n") and new.endswith("rest\n") and "old" not in new and "third" in new
+    assert new.startswith("intro\n") and new.endswith("rest\n") and "stale text" not in new and "third" in new
     with pytest.raises(ValueError, match="markers"):
         C.replace_status("no markers", status)
 
@@ -91,7 +202,7 @@ def test_committed_claims_tables_are_current(paper):
     root = Path(__file__).resolve().parents[1]
     committed = pd.read_csv(root / "figures" / "tables" / f"{paper}_claims.csv", dtype=str, keep_default_na=False)
     now = C.claims_table(paper, C.Tables(root / "figures" / "tables"))
-    assert set(committed["verdict"]) <= set(C.VERDICTS)
+    assert set(committed["verdict"]) <= set(C.VERDICTS) | {C.PRECONDITION}
     pd.testing.assert_frame_equal(committed, now.astype(str), check_dtype=False)
 
 

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 
 import nbformat
 
-from xaibench.evaluation.claims import VERDICTS
+from xaibench.evaluation.claims import PRECONDITION, VERDICTS
 
 # the claims cell of each paper's evaluation notebook (the notebook's two-digit prefix -> paper)
 CLAIMS_NOTEBOOKS = {"20": "cebab", "21": "human_grounded", "22": "cf_feedback", "23": "cf_faithfulness",
@@ -211,7 +211,7 @@ def claims_cell_problems(nb, paper: str) -> list[str]:
     elif not verdicts:
         problems.append("the claims table has no rows")
     else:
-        bad = sorted({v for v in verdicts if v not in VERDICTS})
+        bad = sorted({v for v in verdicts if v not in VERDICTS + (PRECONDITION,)})
         if bad:
             problems.append(f"verdicts outside {VERDICTS}: {bad}")
     return problems
