@@ -292,3 +292,41 @@ def test_sync_keeps_the_reports_claims_cell_id(tmp_path):
     assert first.id == claims.id and first.outputs[0]["text"] == "1\n"
     reports.sync(nb, rep, execute=False)
     assert nbformat.read(rep, as_version=4).cells[1].id == claims.id
+
+
+# ------------------------------------------------------------------ stability between runs
+def test_cross_run_compares_verdicts_from_another_runs_tables(tmp_path, monkeypatch):
+    """Each claim is recomputed from the other run's tables (tables it did not write stay current); a decided
+    verdict that changes is a defect, a change from or to inconclusive is not; a table without a column the
+    rule reads is reported as such."""
+    from xaibench.evaluation import claims_stability as S
+
+    cur, old = tmp_path / "cur", tmp_path / "old"
+    cur.mkdir(), old.mkdir()
+    pd.DataFrame({"seed": [1, 2, 3], "ours": [0.50, 0.52, 0.51]}).to_csv(cur / "t.csv", index=False)
+    pd.DataFrame({"ours": [0.9]}).to_csv(cur / "u.csv", index=False)
+    pd.DataFrame({"seed": [1, 2, 3], "ours": [0.30, 0.31, 0.32]}).to_csv(old / "t.csv", index=False)
+    pd.DataFrame({"other": [1]}).to_csv(old / "u.csv", index=False)
+    claims = [_claim(lambda t: C.judge(C.t_interval(t("t")["ours"]), 0.4), "above"),
+              _claim(lambda t: C.judge(C.t_interval(t("t")["ours"]), 0.0), "positive"),
+              _claim(lambda t: C.judge(_iv(0.5, 1.5), 1.0, ours=len(t("t"))), "open"),
+              _claim(lambda t: C.judge(_iv(0.8, 1.0), 0.5, ours=float(t("u")["ours"][0])), "format")]
+    monkeypatch.setattr(C, "paper_claims", lambda paper: ("Toy", claims))
+    other, _ = S.other_tables(cur, old, tmp_path / "mix")
+    df = S.cross_run("toy", cur, other, "other CPU").set_index("claim")
+    assert df.loc["above", "verdict_all"] == "reproduced" and df.loc["above", "verdict"] == "not reproduced"
+    assert df.loc["above", "defect"] and not df.loc["positive", "changed"]
+    assert df.loc["format", "verdict"] == "table format" and not df.loc["format", "defect"]
+    assert "KeyError" in df.loc["format", "note"]
+    s = S.summary(df.reset_index())
+    assert s.loc[0, "defects"] == 1 and s.loc[0, "compared"] == 3
+
+
+def test_committed_stability_table_meets_the_bar():
+    """At least 95 % of the decided verdicts are unchanged under every leave-one-seed-out and between CPUs."""
+    root = Path(__file__).resolve().parents[1] / "figures" / "tables"
+    df = pd.read_csv(root / "claims_stability.csv", keep_default_na=False)
+    decided = df[~df["verdict_all"].isin(["inconclusive", C.PRECONDITION, "not comparable"])]
+    assert len(decided) and (decided["defect"].astype(str) == "True").mean() <= 0.05, \
+        decided[decided["defect"].astype(str) == "True"][["paper", "claim", "kind", "left_out", "verdict_all", "verdict"]]
+    assert set(df["paper"]) == set(C.PAPERS)

@@ -298,7 +298,9 @@ def _execute_cells(cells: list[Any], idx: list[int], cwd: Path, profile: str) ->
 
 def refresh_claims(papers: list[str] | None = None, readme: Path | None = None) -> list[str]:
     """Regenerate each paper's claims table from the committed tables, refresh the ``claims`` cell of its
-    committed report (if the report exists), the README's status section and its scorecard verdict.
+    committed report (if the report exists), the stability table of the verdicts (every paper: each seed left
+    out, another CPU's tables; :mod:`xaibench.evaluation.claims_stability`), the README's status section and
+    its scorecard verdict.
     Returns what it wrote."""
     from .evaluation import claims as C
     from .evaluation import scorecard as sc
@@ -314,6 +316,11 @@ def refresh_claims(papers: list[str] | None = None, readme: Path | None = None) 
         if rep.is_file():
             sync(nb, rep)
             wrote.append(str(rep.relative_to(root)))
+    if papers is None or set(papers) == set(C.PAPERS):  # the stability table covers every paper
+        from .evaluation import claims_stability
+
+        claims_stability.save(claims_stability.stability_table())
+        wrote.append("figures/tables/claims_stability.csv")
     readme = readme or root / "README.md"
     text = readme.read_text(encoding="utf-8")
     new = C.replace_status(text, C.readme_status())
