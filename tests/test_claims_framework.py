@@ -120,6 +120,7 @@ def test_by_cells_known_values():
     assert (mixed.interval.low, mixed.interval.high) == pytest.approx((1 / 3, 2 / 3))
     assert C.by_cells({"a": "holds", "b": "covers", "c": "covers"}).verdict == "inconclusive"
     assert C.by_cells({"a": "holds", "b": "holds", "c": "covers"}).verdict == "reproduced"
+    assert C.by_cells({"a": "holds", "b": "covers"}).verdict == "inconclusive"  # half the cells undecided
     with pytest.raises(ValueError):
         C.by_cells({"a": "maybe"})
 
@@ -139,6 +140,13 @@ def test_leave_one_seed_out_stability(tmp_path):
     pd.DataFrame({"seed": [1, 2, 3, 4], "ours": [0.30, 0.32, 0.31, 0.90]}).to_csv(tmp_path / "t.csv", index=False)
     pd.DataFrame({"ours": [0.5]}).to_csv(tmp_path / "agg.csv", index=False)
 
+    def falls_back(t):  # a check that catches a missing per-seed table is recorded without it
+        try:
+            t("missing_seeds")
+        except C.MissingTable:
+            pass
+        return C.judge(C.t_interval(t("t")["ours"]), 0.4)
+
     def mean_above(t):  # a rule that judges a raw mean without its interval: seed 4 decides it
         m = float(t("t")["ours"].mean())
         return C.Outcome(m, "reproduced" if m > 0.4 else "not reproduced", "raw mean", C.Interval(m, m, m, "seeds"))
@@ -146,7 +154,7 @@ def test_leave_one_seed_out_stability(tmp_path):
     def honest(t):
         return C.judge(C.t_interval(t("t")["ours"]), 0.4)
 
-    claims = [_claim(mean_above, "raw"), _claim(honest, "honest"),
+    claims = [_claim(mean_above, "raw"), _claim(honest, "honest"), _claim(falls_back, "fallback"),
               _claim(lambda t: C.judge(_iv(0.6, 0.7), 0.5, ours=float(t("agg")["ours"][0])), "aggregated")]
     import xaibench.evaluation.claims as mod
     orig = mod.paper_claims
@@ -155,7 +163,7 @@ def test_leave_one_seed_out_stability(tmp_path):
         st = C.stability("toy", root=tmp_path)
     finally:
         mod.paper_claims = orig
-    assert set(st["claim"]) == {"raw", "honest"}  # the aggregated claim reads no per-seed rows
+    assert set(st["claim"]) == {"raw", "honest", "fallback"}  # the aggregated claim reads no per-seed rows
     raw = st[st["claim"] == "raw"].set_index("left_out")
     assert raw.loc["4", "changed"] and not raw.loc["1", "changed"]
     # with seed 4 the honest rule is undecided: a change from inconclusive is evidence, not a defect

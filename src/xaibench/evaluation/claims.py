@@ -254,7 +254,7 @@ def by_cells(cells: dict[str, str], what: str = "cell", more: str = "more seeds"
              ours: float | str | None = None, detail: str = "") -> Outcome:
     """The verdict of a claim over several cells, each already judged ``holds``/``fails``/``covers``
     (:func:`side`).  All decided cells hold -> ``reproduced``; all fail -> ``not reproduced``; both ->
-    ``partly``; no cell decided, or most cells undecided -> ``inconclusive``.
+    ``partly``; no cell decided, or at least half the cells undecided -> ``inconclusive``.
 
     The interval is of the share of cells that hold: from the cells decided for it (low) to those decided
     for it or undecided (high)."""
@@ -275,7 +275,7 @@ def by_cells(cells: dict[str, str], what: str = "cell", more: str = "more seeds"
     if k_open:
         parts.append(f"undecided in {k_open} ({names('covers')})")
     reason = "; ".join(parts) + (f"; {detail}" if detail else "")
-    if k_hold + k_fail == 0 or k_open > n / 2:
+    if k_hold + k_fail == 0 or 2 * k_open >= n:
         verdict = "inconclusive"
         reason += f": {more} would decide the undecided {what}s"
     elif k_fail == 0:
@@ -457,8 +457,9 @@ class _Recorder(Tables):
         self.read: list[str] = []
 
     def __call__(self, name: str) -> pd.DataFrame:
+        df = super().__call__(name)  # a table that is missing (MissingTable) is not recorded
         self.read.append(name)
-        return super().__call__(name)
+        return df
 
 
 def _seeds_read(claim: Claim, root: Path | None, seed_column: str) -> list:
