@@ -248,22 +248,24 @@ def test_attention_gap_table_reads_the_attr_at_the_first_epoch_reaching_0_9():
         ag.run_variant(None, None, 0, "x", embedding=200)
 
 
-def test_runs_learned_claim_is_judged_on_the_species_group_runs_when_present():
+def test_runs_learned_is_a_precondition_read_from_the_species_group_runs_when_present():
+    """How many image runs learned is a precondition (an exact binomial interval, no verdict): the species-group
+    runs' share where they exist, the species-pair runs' otherwise, the other protocol named beside it."""
     from xaibench.evaluation.attribution_gt import claims as gc
+    from xaibench.evaluation.claims import PRECONDITION, share_interval
 
     def share(group, k, n):
         return {"group": group, "metric": at.SHARE_METRIC, "ours": k / n, "n_runs": n, "n_learned": k}
 
     pairs_only = pd.DataFrame([share("er", 1, 20)])
     out = gc.check_runs_learned(lambda name: pairs_only)
-    assert out.verdict == "not reproduced" and "1 of 20 Fig. 5 runs" in out.reason
+    assert out.verdict == PRECONDITION and "1 of 20 Fig. 5 runs" in out.reason
+    assert out.interval.low == pytest.approx(share_interval(1, 20).low)
     both = pd.DataFrame([share("er", 1, 20), share("er-groups", 8, 10)])
     out = gc.check_runs_learned(lambda name: both)
-    assert out.ours == pytest.approx(0.8) and out.verdict == "reproduced"
-    assert "8 of 10 species-group runs" in out.reason and "species-pair runs: 1 of 20" in out.reason
-    few = pd.DataFrame([share("er", 1, 20), share("er-groups", 2, 2)])
-    out = gc.check_runs_learned(lambda name: few)
-    assert out.verdict == "not comparable" and "only 2 species-group runs (2 learned)" in out.reason
+    assert out.ours == pytest.approx(0.8) and out.verdict == PRECONDITION
+    assert (out.interval.low, out.interval.high) == pytest.approx((share_interval(8, 10).low, share_interval(8, 10).high))
+    assert "8 of 10 species-group runs" in out.reason and "species-pair runs (not judged): 1 of 20" in out.reason
 
 
 def test_run_one_accepts_species_groups_and_names_a_missing_species(monkeypatch):
