@@ -3,7 +3,8 @@
 ``figures/tables/claims_stability.csv`` (written by ``make claims``) holds, for every paper:
 
 - **leave one seed out**: every claim that reads per-seed rows of at least three seeds, recomputed with each
-  seed's rows dropped from every table (:func:`xaibench.evaluation.claims.stability`);
+  seed's rows dropped from every table (:func:`xaibench.evaluation.claims.stability`; :data:`REPLICATION`
+  names the column of a paper whose replications are not numbered by seed);
 - **other CPU**: every claim recomputed with the new rules from the result tables of an earlier regeneration on
   another CPU, taken from the git history (:data:`OTHER_CPU`): the same code, seeds and data, floating-point
   results that differ with the CPU's instruction set.  Where the earlier tables lack a column or table the rules
@@ -63,6 +64,9 @@ OTHER_CPU = {
     "attribution_gt": OtherCpu("0dcd3f4^", "AMD EPYC (family 25) -> AMD EPYC (family 26)"),
 }
 COLUMNS = C.STABILITY_COLUMNS + ["note"]
+#: the column that names a replication in each paper's per-run tables (``seed`` unless named here): Zhou et al.'s
+#: image runs are numbered by ``run`` (leaving a run index out drops that run of every experiment)
+REPLICATION = {"attribution_gt": "run"}
 
 
 def tables_at(commit: str, dest: Path, repo: Path | None = None) -> Path:
@@ -122,8 +126,9 @@ def stability_table(papers=C.PAPERS, root: Path | None = None, repo: Path | None
     frames = []
     with tempfile.TemporaryDirectory() as tmp:
         for paper in papers:
-            loo = C.stability(paper, root)
-            frames.append(loo.assign(note=""))
+            unit = REPLICATION.get(paper, "seed")
+            loo = C.stability(paper, root, seed_column=unit)
+            frames.append(loo.assign(note="" if unit == "seed" else f"left out: {unit}"))
             spec = OTHER_CPU.get(paper)
             if spec is None:
                 continue
