@@ -2,30 +2,79 @@
 
 The claims come from §5 (dataset), §6 and Figure 2 (5-way BERT), Appendix C (Table 8) and Appendix D
 (Figures 10-12, Table 10).  Our transformer is MiniLM, compared with the paper's BERT rows (the
-``paper_model`` column of ``cebab_icace_error``); where a claim is about BERT, the check reads the rows
-compared with BERT, and where it is about "every model", every model of our table.
+``paper_model`` column); where a claim is about BERT, the check reads the rows compared with BERT, and
+where it is about "every model", every model of our table.
 
-"Best" and "tie": a method is the best of a setting when its mean ICaCE-Error is the lowest; another
-method *ties* it when the gap is at most the sum of the two seed stds (the paper calls INLP's 0.59
-(± .03) on cosine a tie with Approx's 0.61 (± .01), a gap within that sum).
+The evidence under each verdict:
+
+- **The released data** (counts, the review-majority share, the empirical ATEs of Table 3d) are
+  deterministic: their interval has zero width.  A printed count or share agrees with ours when ours rounds
+  to it (within half a unit of its last printed digit: 0.5 for a count, 0.005 for a two-decimal share); an
+  ATE agrees when ours lies within half the printed ATE of it (the most a tolerance may be).
+- **Seeds** (Tables 4, 8 and 10): a t interval over the seeds of a cell.  The *lead* of explainer a over b
+  in a setting (task, model, distance) is ``error(b) - error(a)`` (ICaCE-Error: lower is better).  Its
+  interval is paired over seeds when the per-seed table :data:`ICACE_SEEDS` exists (one row per task,
+  model, explainer, metric and seed: column ``ours`` holds that seed's mean ICaCE-Error), else Welch over
+  the seeds from ``ours``, ``ours_std`` and ``n_seeds`` of :data:`ICACE`, whose ``ours_std`` is the
+  population std (``runner.SEED_DDOF``), turned into the sample std first.  A CaCE (Table 4) must lie on
+  the side of 0 of our empirical ATE; a macro-F1 (Table 8) must lie within half the smallest fall of the
+  printed macro-F1 from one task to the next of the paper's; a row with one seed has no interval.
+- **"Best"**: a set S of explainers holds the best of a setting when one member leads every explainer
+  outside S (each interval above 0); the setting contradicts it when one explainer outside S leads every
+  member; otherwise (some lead's interval covers 0: a tie) the setting is undecided.  "X is best" is S = {X}.
+- **No-difference claims** ("no better than Random"; "ties with the best"; Approx's wins on NormDiff, which
+  the paper says S-Learner matches a few times, so best or tied): the lead in question must lie below a
+  margin, half the smallest effect the paper reports between two explainers of the setting (the smallest gap
+  between two printed means that exceeds the sum of their printed stds; INLP's 0.59 (± .03) is, to the
+  paper, a tie with Approx's 0.61 (± .01)).  Below the margin: holds; wholly above: fails; otherwise
+  undecided.
+- **Rankings**: the Kendall tau between our order of the eight explainers and Table 10's; the paper's own
+  order has tau 1, so an order agrees when its tau lies within 0.5 of 1.  Per seed (from
+  :data:`ICACE_SEEDS`) the interval is a t interval over the seeds' taus; without per-seed rows it is the
+  normal interval whose standard error the stored Kendall test implies (``|tau| / z(p)``, over the eight
+  explainers).
+
+Cells (counts, settings, explainer pairs) are combined with :func:`~xaibench.evaluation.claims.by_cells`.
 """
 from __future__ import annotations
 
 import functools
-from typing import Callable
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from ..claims import Claim, Outcome, Tables, by_share, within
+from ...data.cebab import PAPER_MODEL
+from ..agreement import rank_agreement
+from ..claims import (Claim, Interval, MissingTable, Outcome, Tables, by_cells, judge_agrees, paired_interval,
+                      se_interval, side, summary_interval, t_interval, welch_interval)
 from .runner import EXPLAINERS as PAPER_EXPLAINERS
+from .runner import SEED_DDOF
 
 PAPER = "CEBaB (Abraham et al. 2022)"
 
+STATS = "cebab_dataset_stats"
+CACE = "cebab_cace"
+F1 = "cebab_model_performance"
+TAU = "cebab_kendall_tau"
 ICACE = "cebab_icace_error"
+#: per-seed Table 10 (``task, model, explainer, metric, seed, ours``): leads paired over seeds when present
+ICACE_SEEDS = "cebab_icace_error_per_seed"
 BERT = "bert-base-uncased"
 #: the methods that get the direction of the edit (Table 2): Approx, CONEXP, S-Learner
 DIRECTION_AWARE = ("approx", "conexp", "s-learner")
+#: the methods §7 names as the best (or tied) on Figure 2's metrics
+SOTA = ("approx", "inlp", "s-learner")
+#: half a unit of the last printed digit: a count, a two-decimal share
+COUNT_TOL, SHARE_TOL = 0.5, 0.005
+#: a ranking agrees with Table 10's when its Kendall tau lies within this of 1 (half the paper's own tau)
+ORDER_TOL = 0.5
+_SIDE = {"reproduced": "holds", "not reproduced": "fails", "inconclusive": "covers"}
+_MORE_SEEDS = f"more seeds, or per-seed rows ({ICACE_SEEDS}) for leads paired over seeds"
 
 
 class _NoCells(ValueError):
@@ -43,219 +92,366 @@ def _guard(check: Callable[[Tables], Outcome]) -> Callable[[Tables], Outcome]:
     return run
 
 
-def _need(df: pd.DataFrame, what: str) -> pd.DataFrame:
-    if df.empty:
+def _need(cells: dict, what: str) -> dict:
+    if not cells:
         raise _NoCells(what)
-    return df
+    return cells
 
 
-# ---------------------------------------------------------------- helpers on cebab_icace_error
-def _icace(tables: Tables, metric: str | None = None, task: str | None = None, paper_model: str | None = None,
-           value: str = "ours") -> pd.DataFrame:
-    """Rows of Table 10 with a value in ``value``, filtered; ``ours_std`` NaN -> 0.  Only the paper's eight
-    explainers: the claims are about them (an explainer added through ``explainers`` is left out)."""
-    t = tables(ICACE)
-    t = t[t["explainer"].isin(PAPER_EXPLAINERS)]
-    if metric is not None:
-        t = t[t["metric"] == metric]
-    if task is not None:
-        t = t[t["task"] == task]
-    if paper_model is not None:
-        t = t[t["paper_model"] == paper_model]
-    t = t.dropna(subset=[value]).copy()
-    std = "ours_std" if value == "ours" else "paper_std"
-    t["_std"] = t[std].fillna(0.0) if std in t.columns else 0.0
-    return t
+def _exact(value: float, how: str = "exact count") -> Interval:
+    """The zero-width interval of a statistic of the released data (nothing varies it)."""
+    return Interval(float(value), float(value), float(value), "the released data", how)
 
 
-def _settings(t: pd.DataFrame):
-    """Yield ``((task, model, metric), rows)`` per setting of a Table 10 frame."""
-    yield from t.groupby(["task", "model", "metric"], sort=True)
+def _agrees(iv: Interval, paper: float, tol: float, claimed_effect: float | None = None) -> str:
+    """``holds`` / ``fails`` / ``covers`` for "our number agrees with the paper's within ``tol``"."""
+    return _SIDE[judge_agrees(iv, paper, tol, claimed_effect).verdict]
 
 
-def _winners(g: pd.DataFrame, value: str = "ours") -> set[str]:
-    """The best explainer of one setting and every explainer that ties it (gap <= sum of seed stds)."""
-    best = g.loc[g[value].idxmin()]
-    gap = g[value] - best[value]
-    return set(g.loc[gap <= g["_std"] + best["_std"] + 1e-12, "explainer"])
+def _sample_std(std: float, n: float, ddof: int = SEED_DDOF) -> float:
+    """The sample std (ddof 1) of values whose std a table holds with ``ddof`` (0: population std)."""
+    std, n = float(std), int(n)
+    return std * math.sqrt(n / (n - 1)) if ddof == 0 and n > 1 else std
 
 
-def _best(g: pd.DataFrame, value: str = "ours") -> str:
-    return str(g.loc[g[value].idxmin(), "explainer"])
-
-
-def _label(key: tuple) -> str:
+def _label(key: Iterable) -> str:
     return "/".join(str(k) for k in key)
 
 
-def _share_claim(cells: list[tuple[str, bool]], what: str) -> Outcome:
-    """Verdict by the share of cells where the claim holds (all: reproduced, some: partly, none: not
-    reproduced); the reason counts them and names the first failing cells."""
-    if not cells:
-        raise _NoCells(what)
-    ok = sum(holds for _, holds in cells)
-    verdict = by_share(ok / len(cells), what).verdict
-    bad = [c for c, holds in cells if not holds]
-    tail = f"; fails in {', '.join(bad[:4])}{' ...' if len(bad) > 4 else ''}" if bad else ""
-    return Outcome(f"{ok}/{len(cells)}", verdict, f"holds in {ok} of {len(cells)} {what}{tail}")
+def _text(iv: Interval) -> str:
+    """An interval as text; an infinite one (a single seed) as its estimate and "one seed"."""
+    return iv.text() if np.isfinite(iv.low) and np.isfinite(iv.high) else f"{iv.effect:+.3f} (one seed)"
+
+
+# ---------------------------------------------------------------- Table 10 settings
+@dataclass(frozen=True)
+class _Setting:
+    """One setting of Table 10 (task, model, distance): our ICaCE-Error per explainer, the paper's, and
+    (``seeds``, seed x explainer) our per-seed errors when the per-seed table holds them."""
+
+    key: tuple[str, str, str]
+    mean: pd.Series
+    std: pd.Series  # sample std over seeds
+    n: pd.Series
+    paper: pd.Series
+    paper_std: pd.Series
+    seeds: pd.DataFrame | None
+
+    @property
+    def label(self) -> str:
+        return _label(self.key)
+
+    @property
+    def explainers(self) -> list[str]:
+        return list(self.mean.index)
+
+    def lead(self, a: str, b: str) -> Interval:
+        """The lead of ``a`` over ``b`` (``error(b) - error(a)``), its interval over seeds."""
+        if self.seeds is not None:
+            both = self.seeds[[a, b]].dropna()
+            return paired_interval(both[b], both[a])
+        return welch_interval(self.mean[b], self.std[b], self.n[b], self.mean[a], self.std[a], self.n[a])
+
+    def top(self, among: Iterable[str]) -> str:
+        """The explainer of ``among`` with the lowest mean error."""
+        return str(self.mean[[e for e in self.explainers if e in set(among)]].idxmin())
+
+    def margin(self) -> float:
+        """Half the smallest effect the paper reports between two explainers of this setting: the smallest
+        gap between two printed means larger than the sum of their printed stds (NaN if none)."""
+        p = self.paper.dropna()
+        sd = self.paper_std.reindex(p.index).fillna(0.0)
+        gaps = [round(abs(p[a] - p[b]), 2) for a, b in itertools.combinations(p.index, 2)
+                if round(abs(p[a] - p[b]), 2) > round(sd[a] + sd[b], 2)]
+        return min(gaps) / 2 if gaps else math.nan
+
+
+def _per_seed(tables: Tables) -> pd.DataFrame | None:
+    """The per-seed Table 10 rows of the paper's eight explainers, or None when the table is absent."""
+    try:
+        ps = tables(ICACE_SEEDS)
+    except MissingTable:
+        return None
+    return ps[ps["explainer"].isin(PAPER_EXPLAINERS)].dropna(subset=["ours"])
+
+
+def _settings(tables: Tables, metric: str | None = None, task: str | None = None,
+              paper_model: str | None = None) -> list[_Setting]:
+    """The settings of Table 10 (only the paper's eight explainers: the claims are about them), filtered;
+    per-seed errors from :data:`ICACE_SEEDS` where it holds the setting."""
+    t = tables(ICACE)
+    t = t[t["explainer"].isin(PAPER_EXPLAINERS)].dropna(subset=["ours"])
+    for col, v in (("metric", metric), ("task", task), ("paper_model", paper_model)):
+        if v is not None:
+            t = t[t[col] == v]
+    ps = _per_seed(tables)
+    out = []
+    for key, g in t.groupby(["task", "model", "metric"], sort=True):
+        g = g.set_index("explainer")
+        wide = None
+        if ps is not None:
+            p = ps[(ps["task"] == key[0]) & (ps["model"] == key[1]) & (ps["metric"] == key[2])]
+            p = p[p["explainer"].isin(g.index)]
+            if len(p):
+                wide = p.pivot(index="seed", columns="explainer", values="ours")
+        if wide is not None:
+            mean, std, n = wide.mean(), wide.std(ddof=1), wide.count()
+        else:
+            n = g["n_seeds"].fillna(1).astype(int)
+            mean = g["ours"]
+            std = pd.Series([_sample_std(s, k) for s, k in zip(g["ours_std"], n)], index=g.index)
+        out.append(_Setting(tuple(str(k) for k in key), mean, std, n, g["paper"],
+                            g["paper_std"] if "paper_std" in g.columns else g["paper"] * 0.0, wide))
+    return out
+
+
+def _more(settings: list[_Setting]) -> str:
+    return "more seeds" if settings and all(s.seeds is not None for s in settings) else _MORE_SEEDS
+
+
+def _best_in(s: _Setting, group: Iterable[str]) -> tuple[str, str] | None:
+    """Whether the best of ``s`` lies in ``group`` (``holds``/``fails``/``covers``, see the module
+    docstring), with a cell name giving the lead of the group's top explainer over the top one outside it;
+    None when the setting has no explainer of ``group``."""
+    group = set(group)
+    inside = [e for e in s.explainers if e in group]
+    outside = [e for e in s.explainers if e not in group]
+    if not inside:
+        return None
+    if not outside:
+        return "holds", f"{s.label} (every explainer in the set)"
+    a, m = s.top(inside), s.top(outside)
+    name = f"{s.label}: {a} over {m} {s.lead(a, m).text()}"
+    if any(all(side(s.lead(x, o), 0.0) == "holds" for o in outside) for x in inside):
+        return "holds", name
+    if any(all(side(s.lead(o, x), 0.0) == "holds" for x in inside) for o in outside):
+        return "fails", name
+    return "covers", name
+
+
+def _best_claim(settings: list[_Setting], group: Iterable[str], what: str) -> Outcome:
+    cells = dict(c[::-1] for c in (_best_in(s, group) for s in settings) if c is not None)
+    return by_cells(_need(cells, what), "setting", more=_more(settings),
+                    detail="lead = the other's ICaCE-Error minus the named explainer's, interval over seeds")
+
+
+def _ties_best(s: _Setting, x: str) -> tuple[str, str] | None:
+    """Whether ``x`` is the best of ``s`` or ties with it: every other explainer's lead over ``x`` below the
+    setting's margin (``holds``), one of them wholly above it (``fails``), else ``covers``; with a cell name
+    giving the lead of the top other explainer.  None when ``x`` or a margin is missing."""
+    margin = s.margin()
+    others = [e for e in s.explainers if e != x]
+    if x not in s.explainers or not others or not np.isfinite(margin):
+        return None
+    sides = [side(s.lead(o, x), margin, above=False) for o in others]
+    b = s.top(others)
+    name = f"{s.label}: {b} leads {x} by {s.lead(b, x).text()}, margin {margin:g}"
+    return ("fails" if "fails" in sides else "holds" if set(sides) == {"holds"} else "covers"), name
+
+
+def _ties_claim(settings: list[_Setting], x: str, what: str) -> Outcome:
+    cells = dict(c[::-1] for c in (_ties_best(s, x) for s in settings) if c is not None)
+    return by_cells(_need(cells, what), "setting", more=_more(settings),
+                    detail=f"{x} is the best or ties with it when every explainer's lead over it (interval over "
+                           f"seeds) lies below the margin: half the smallest gap the paper reports between two "
+                           f"explainers of the setting")
 
 
 # ---------------------------------------------------------------- dataset (notebook 01)
 def _dataset_counts(tables: Tables) -> Outcome:
-    d = tables("cebab_dataset_stats")
+    d = tables(STATS)
     d = d[d["table"].isin(["Table 3a", "Table 3b", "Table 5a", "Table 5b", "Table 5c"]) & (d["metric"] == "count")]
-    d = _need(d.dropna(subset=["ours", "paper"]), "Table 3a/3b/5 counts")
-    rel = (d["ours"] - d["paper"]).abs() / d["paper"].abs().clip(lower=1.0)
-    n_ok, n = int((rel <= 0.005).sum()), len(d)
-    worst = d.loc[rel.idxmax()]
-    verdict = "reproduced" if n_ok == n else ("partly" if n_ok else "not reproduced")
-    return Outcome(f"{n_ok}/{n}", verdict,
-                   f"{n_ok} of {n} label/rating/metadata counts within 0.5% of the paper's; largest gap "
-                   f"{worst['table']} {worst['label']}: {worst['ours']:.0f} vs {worst['paper']:.0f}")
+    d = d.dropna(subset=["ours", "paper"])
+    d = d.assign(**{k: d[k].astype(object).where(d[k].notna(), "") for k in ("aspect", "label")})
+    cells = {" ".join(f"{r.table} {r.aspect} {r.label}".split()) + f": {r.ours:.0f} vs {r.paper:.0f}":
+             _agrees(_exact(r.ours), float(r.paper), COUNT_TOL) for r in d.itertuples()}
+    return by_cells(_need(cells, "Table 3a/3b/5 counts"), "count",
+                    detail="a count agrees when it is the printed one (released data: exact)")
 
 
 def _review_majority(tables: Tables) -> Outcome:
-    d = tables("cebab_dataset_stats")
-    d = _need(d[(d["table"] == "Table 3b") & (d["metric"] == "count")], "Table 3b counts")
-    total = d["ours"].sum()
-    nomaj = d.loc[d["label"] == "no_majority", "ours"].sum()
-    ours = 1.0 - nomaj / total
-    ok = within(ours, 0.88, 0.005)  # the paper prints the share to two decimals
-    return Outcome(ours, "reproduced" if ok else "not reproduced",
-                   f"ours {ours:.3f} vs paper 0.88 (share of texts with a review-level majority, Table 3b): "
-                   f"difference {'<=' if ok else '>'} 0.005 (rounding of a two-decimal share)")
+    d = tables(STATS)
+    d = d[(d["table"] == "Table 3b") & (d["metric"] == "count")]
+    if d.empty:
+        raise _NoCells("Table 3b counts")
+    share = 1.0 - d.loc[d["label"] == "no_majority", "ours"].sum() / d["ours"].sum()
+    return judge_agrees(_exact(share, "exact share"), 0.88, SHARE_TOL, claimed_effect=0.88,
+                        what="share of texts with a review-level majority (Table 3b); tolerance: half a unit "
+                             "of the paper's second decimal;")
 
 
 def _ate(tables: Tables) -> Outcome:
-    d = tables("cebab_dataset_stats")
-    d = _need(d[(d["table"] == "Table 3d") & (d["metric"] == "ate")].dropna(subset=["ours", "paper"]), "Table 3d ATE")
-    same_sign = np.sign(d["ours"]) == np.sign(d["paper"])
-    mad = float((d["ours"] - d["paper"]).abs().mean())
-    if same_sign.all() and mad <= 0.1:
-        verdict, rule = "reproduced", "every sign agrees and mean abs. difference <= 0.1 stars"
-    elif same_sign.all():
-        verdict, rule = "partly", "every sign agrees, but mean abs. difference > 0.1 stars"
-    else:
-        verdict, rule = "not reproduced", f"{int((~same_sign).sum())} of {len(d)} signs differ"
-    return Outcome(mad, verdict, f"{int(same_sign.sum())}/{len(d)} signs as printed, mean abs. difference "
-                                 f"{mad:.2f} stars: {rule}")
+    d = tables(STATS)
+    d = d[(d["table"] == "Table 3d") & (d["metric"] == "ate")].dropna(subset=["ours", "paper"])
+    d = d[d["paper"] != 0]
+    cells = {f"{r.aspect} {r.direction}: {r.ours:+.2f} vs {r.paper:+.2f}":
+             _agrees(_exact(r.ours, "exact mean over the released edit pairs"), float(r.paper),
+                     abs(float(r.paper)) / 2, claimed_effect=float(r.paper)) for r in d.itertuples()}
+    mad = float((d["ours"] - d["paper"]).abs().mean()) if len(d) else math.nan
+    return by_cells(_need(cells, "Table 3d ATE"), "ATE",
+                    detail=f"an ATE agrees when ours lies within half the printed ATE of it (same direction); "
+                           f"mean abs. difference {mad:.2f} stars (our edit-pair set is not the paper's)")
 
 
 # ---------------------------------------------------------------- Table 4 (notebook 20)
 def _cace_aligned(tables: Tables) -> Outcome:
-    from scipy.stats import spearmanr
-
-    c = tables("cebab_cace")
-    d = tables("cebab_dataset_stats")
+    c = tables(CACE)
+    d = tables(STATS)
     ate = d[(d["table"] == "Table 3d") & (d["metric"] == "ate")][["aspect", "direction", "ours", "paper"]]
-    models = [m for m in dict.fromkeys(c["model"]) if (c.loc[c["model"] == m, "paper_model"] == BERT).all()]
-    if not models:
-        raise _NoCells("Table 4 row of a model compared with BERT")
-    j = c[c["model"] == models[0]].merge(ate.rename(columns={"ours": "ate", "paper": "paper_ate"}),
-                                         on=["aspect", "direction"]).dropna(subset=["ours", "ate"])
-    _need(j, "Table 4 cell with an empirical ATE beside it")
-    same = np.sign(j["ours"]) == np.sign(j["ate"])
-    rho = float(spearmanr(j["ours"], j["ate"]).statistic)
-    paper_rho = float(spearmanr(j["paper"], j["paper_ate"]).statistic)
-    out = by_share(float(same.mean()), "cell")
-    return Outcome(rho, out.verdict, f"{models[0]} CaCE has the sign of our ATE in {int(same.sum())}/{len(j)} cells; "
-                                     f"Spearman {rho:.2f} (paper's Table 4 vs 3d: {paper_rho:.2f})")
+    c = c[c["model"].isin([m for m in c["model"].unique() if PAPER_MODEL.get(m) == BERT])]
+    j = c.merge(ate.rename(columns={"ours": "ate", "paper": "paper_ate"}), on=["aspect", "direction"])
+    j = j.dropna(subset=["ours", "ate"])
+    j = j[j["ate"] != 0]
+    cells = {}
+    for r in j.itertuples():
+        iv = summary_interval(r.ours, _sample_std(r.ours_std, r.n_seeds), int(r.n_seeds))
+        cells[f"{r.model} {r.aspect} {r.direction} {iv.text()}"] = side(iv, 0.0, above=r.ate > 0)
+    _need(cells, "Table 4 cell of a model compared with BERT, with an empirical ATE beside it")
+    rho = float(stats.spearmanr(j["ours"], j["ate"]).statistic)
+    paper_rho = float(stats.spearmanr(j["paper"], j["paper_ate"]).statistic) if j["paper"].notna().all() else math.nan
+    return by_cells(cells, "cell", detail=f"CaCE (interval over seeds) on the side of 0 of our empirical ATE; "
+                                          f"Spearman with the ATE {rho:.2f} (paper's Table 4 vs 3d: {paper_rho:.2f})")
 
 
 # ---------------------------------------------------------------- Table 8 (notebook 03)
+_TASK_STEPS = (("binary", "ternary"), ("ternary", "5-way"))
+
+
+def _f1_rows(tables: Tables) -> pd.DataFrame:
+    t = tables(F1).dropna(subset=["ours"]).copy()
+    t["n_seeds"] = t["n_seeds"].fillna(1).astype(int)
+    return t
+
+
 def _f1_levels(tables: Tables) -> Outcome:
-    t = _need(tables("cebab_model_performance").dropna(subset=["ours", "paper"]), "Table 8 cells")
-    diff = t["ours"] - t["paper"]
-    ok = diff.abs() <= 0.05
-    out = by_share(float(ok.mean()), "cell")
-    return Outcome(float(diff.mean()), out.verdict,
-                   f"{int(ok.sum())}/{len(t)} macro-F1 cells within 0.05 of the paper's (BERT for MiniLM); "
-                   f"mean ours - paper {diff.mean():+.3f}, largest gap {diff.abs().max():.3f}")
+    t = _f1_rows(tables).dropna(subset=["paper"])
+    steps = [round(v[hi] - v[lo], 2) for _, g in t.groupby(["model", "condition", "split"])
+             for v in [g.set_index("task")["paper"]] for hi, lo in _TASK_STEPS if hi in v.index and lo in v.index]
+    if t.empty or not steps:
+        raise _NoCells("Table 8 row with a printed macro-F1 for two adjacent tasks")
+    step = min(steps)
+    tol = step / 2
+    cells = {}
+    for r in t.itertuples():
+        iv = summary_interval(r.ours, r.ours_std, r.n_seeds)
+        cells[f"{r.model}/{r.condition}/{r.split}/{r.task} {_text(iv.shifted(-r.paper))}"] = \
+            _agrees(iv, float(r.paper), tol, claimed_effect=step)
+    return by_cells(cells, "cell", detail=f"ours - paper, interval over seeds (one seed: none); tolerance {tol:g}, "
+                                          f"half the smallest fall of the printed macro-F1 from one task to the "
+                                          f"next ({step:g}); MiniLM beside BERT's values")
 
 
 def _f1_order(tables: Tables) -> Outcome:
-    t = tables("cebab_model_performance").dropna(subset=["ours"])
-    cells = []
+    t = _f1_rows(tables)
+    cells = {}
     for key, g in t.groupby(["model", "condition", "split"], sort=True):
-        v = g.set_index("task")["ours"]
-        if {"binary", "ternary", "5-way"} <= set(v.index):
-            cells.append((_label(key), bool(v["binary"] > v["ternary"] > v["5-way"])))
-    return _share_claim(cells, "(model, condition, split) rows")
+        v = g.set_index("task")
+        for hi, lo in _TASK_STEPS:
+            if hi in v.index and lo in v.index:
+                iv = welch_interval(v.at[hi, "ours"], v.at[hi, "ours_std"], v.at[hi, "n_seeds"],
+                                    v.at[lo, "ours"], v.at[lo, "ours_std"], v.at[lo, "n_seeds"])
+                cells[f"{_label(key)} {hi} - {lo} {_text(iv)}"] = side(iv, 0.0)
+    return by_cells(_need(cells, "Table 8 row with two adjacent tasks"), "step",
+                    detail="macro-F1 of a task minus the next harder one's, Welch over seeds (one seed: none)")
 
 
 # ---------------------------------------------------------------- Table 10 / Figures 2, 10-12 (notebook 20)
 def _approx_best_fig2(tables: Tables) -> Outcome:
-    cells = []
-    for metric in ("cosine", "normdiff"):
-        for key, g in _settings(_icace(tables, metric, "5-way", BERT)):
-            cells.append((f"{_label(key)} (best {_best(g)})", "approx" in _winners(g)))
-    return _share_claim(cells, "5-way cosine/NormDiff settings of the BERT-compared model (Approx best or tied)")
+    settings = [s for m in ("cosine", "normdiff") for s in _settings(tables, m, "5-way", BERT)]
+    return _best_claim(settings, {"approx"}, "5-way cosine/NormDiff setting of the BERT-compared model")
 
 
 def _approx_slearner_beat(tables: Tables) -> Outcome:
-    cells = []
-    for key, g in _settings(_icace(tables, task="5-way", paper_model=BERT)):
-        v = g.set_index("explainer")["ours"]
-        for a in ("approx", "s-learner"):
-            for b in ("conexp", "tcav", "conceptshap", "causalm"):
-                if a in v.index and b in v.index:
-                    cells.append((f"{a}<{b} {key[2]}", bool(v[a] < v[b])))
-    return _share_claim(cells, "(method pair, distance) cells of the 5-way BERT-compared model")
+    settings = _settings(tables, task="5-way", paper_model=BERT)
+    cells = {}
+    for s in settings:
+        for a, b in itertools.product(("approx", "s-learner"), ("conexp", "tcav", "conceptshap", "causalm")):
+            if a in s.mean.index and b in s.mean.index:
+                iv = s.lead(a, b)
+                cells[f"{a} over {b} {s.key[1]}/{s.key[2]} {iv.text()}"] = side(iv, 0.0)
+    return by_cells(_need(cells, "5-way setting of the BERT-compared model"), "pair", more=_more(settings),
+                    detail="lead = the other's ICaCE-Error minus Approx's or S-Learner's, interval over seeds")
 
 
 def _inlp_ties_cosine(tables: Tables) -> Outcome:
-    cells = []
-    for key, g in _settings(_icace(tables, "cosine", "5-way", BERT)):
-        v = g.set_index("explainer")["ours"]
-        cells.append((f"{_label(key)} (inlp {v.get('inlp', np.nan):.2f} vs best {_best(g)} {v.min():.2f})",
-                      "inlp" in _winners(g)))
-    return _share_claim(cells, "5-way cosine settings of the BERT-compared model (INLP best or tied)")
+    return _ties_claim(_settings(tables, "cosine", "5-way", BERT), "inlp",
+                       "5-way cosine setting of the BERT-compared model with INLP and printed values")
 
 
 def _direction_aware_cosine(tables: Tables) -> Outcome:
-    cells = [(f"{_label(k)} (best {_best(g)})", bool(_winners(g) & set(DIRECTION_AWARE)))
-             for k, g in _settings(_icace(tables, "cosine"))]
-    return _share_claim(cells, "cosine settings (Approx, CONEXP or S-Learner best or tied)")
+    return _best_claim(_settings(tables, "cosine"), DIRECTION_AWARE, "cosine setting with a direction-aware method")
 
 
 def _tcav_cshap_random(tables: Tables) -> Outcome:
-    cells = []
-    for key, g in _settings(_icace(tables, "cosine")):
-        v, s = g.set_index("explainer")["ours"], g.set_index("explainer")["_std"]
+    settings = _settings(tables, "cosine")
+    cells = {}
+    for s in settings:
+        margin = s.margin()
+        if "random" not in s.mean.index or not np.isfinite(margin):
+            continue
         for e in ("tcav", "conceptshap"):
-            if e in v.index and "random" in v.index:
-                better = v["random"] - v[e] > s["random"] + s[e]  # better than Random beyond the seed stds
-                cells.append((f"{e} {_label(key)}", not better))
-    return _share_claim(cells, "TCAV/ConceptSHAP cosine cells (not better than Random beyond the seed stds)")
+            if e in s.mean.index:
+                iv = s.lead(e, "random")
+                cells[f"{e} {s.key[0]}/{s.key[1]} {iv.text()} vs margin {margin:g}"] = side(iv, margin, above=False)
+    return by_cells(_need(cells, "cosine setting with Random, TCAV or ConceptSHAP and printed values"), "cell",
+                    more=_more(settings),
+                    detail="lead over Random = Random's ICaCE-Error minus the method's, interval over seeds; "
+                           "no better than Random: below the margin (half the smallest gap the paper reports "
+                           "between two explainers of the setting)")
 
 
 def _approx_wins_normdiff(tables: Tables) -> Outcome:
-    cells = [(f"{_label(k)} (best {_best(g)})", "approx" in _winners(g))
-             for k, g in _settings(_icace(tables, "normdiff"))]
-    return _share_claim(cells, "NormDiff settings (Approx best or tied)")
+    return _ties_claim(_settings(tables, "normdiff"), "approx", "NormDiff setting with Approx and printed values")
 
 
 def _slearner_best_l2(tables: Tables) -> Outcome:
-    cells = [(f"{_label(k)} (best {_best(g)})", "s-learner" in _winners(g))
-             for k, g in _settings(_icace(tables, "l2", "5-way"))]
-    return _share_claim(cells, "5-way L2 settings (S-Learner best or tied)")
+    return _best_claim(_settings(tables, "l2", "5-way"), {"s-learner"}, "5-way L2 setting with S-Learner")
 
 
 def _sota_methods(tables: Tables) -> Outcome:
-    allowed = {"approx", "inlp", "s-learner"}
-    cells = [(f"{_label(k)} (best/tied {'+'.join(sorted(_winners(g)))})", _winners(g) <= allowed)
-             for k, g in _settings(_icace(tables, task="5-way", paper_model=BERT))]
-    return _share_claim(cells, "5-way settings of the BERT-compared model (every best or tied method is Approx, "
-                               "INLP or S-Learner)")
+    return _best_claim(_settings(tables, task="5-way", paper_model=BERT), SOTA,
+                       "5-way setting of the BERT-compared model")
+
+
+# ---------------------------------------------------------------- ranking (Table 10, Kendall tau)
+def _tau_from_test(tau: float, p: float, n: object) -> Interval:
+    """The normal interval of a Kendall tau whose standard error the stored test implies: ``|tau| / z``,
+    ``z`` the normal quantile of the two-sided ``p`` (infinite when the test says nothing)."""
+    z = float(stats.norm.isf(p / 2)) if np.isfinite(p) else 0.0
+    se = abs(tau) / z if z > 0 and tau != 0 else math.inf
+    return se_interval(tau, se, f"{n} explainers", "normal, standard error from the Kendall test's p-value")
+
+
+def _tau_cells(tables: Tables) -> tuple[dict[str, Interval], str]:
+    """The Kendall tau of each setting with its interval, and what the intervals are over."""
+    ps = _per_seed(tables)
+    if ps is not None and len(ps):
+        paper = tables(ICACE)[["task", "model", "explainer", "metric", "paper"]]
+        j = ps.merge(paper, on=["task", "model", "explainer", "metric"]).dropna(subset=["paper"])
+        taus = rank_agreement(j, ["task", "model", "metric", "seed"], item="explainer", lower_is_better=True)
+        taus = taus.dropna(subset=["kendall"])
+        return ({_label(k): t_interval(g["kendall"]) for k, g in taus.groupby(["task", "model", "metric"])},
+                "each seed's tau, t over seeds")
+    k = tables(TAU).dropna(subset=["ours"])
+    cells = {}
+    for r in k.itertuples():
+        std, n = getattr(r, "ours_std", math.nan), getattr(r, "n_seeds", math.nan)
+        if np.isfinite(std) and np.isfinite(n) and n >= 2:
+            cells[_label((r.task, r.model, r.metric))] = summary_interval(r.ours, std, int(n))
+        else:
+            cells[_label((r.task, r.model, r.metric))] = _tau_from_test(r.ours, r.p_value, r.n_explainers)
+    return cells, "tau of the mean ranking, normal interval from its Kendall test over the explainers"
 
 
 def _ranking(tables: Tables) -> Outcome:
-    k = _need(tables("cebab_kendall_tau").dropna(subset=["ours", "p_value"]), "setting with a Kendall tau")
-    sig = (k["ours"] > 0) & (k["p_value"] < 0.05)
-    out = by_share(float(sig.mean()), "setting")
-    return Outcome(float(k["ours"].mean()), out.verdict,
-                   f"Kendall tau of our ranking vs Table 10's > 0 with p < 0.05 in {int(sig.sum())}/{len(k)} "
-                   f"settings; mean tau {k['ours'].mean():.2f}, range {k['ours'].min():.2f} to {k['ours'].max():.2f}")
+    ivs, how = _tau_cells(tables)
+    _need(ivs, "setting with a Kendall tau")
+    cells = {f"{k} {iv.text()}": _agrees(iv, 1.0, ORDER_TOL, claimed_effect=1.0) for k, iv in ivs.items()}
+    mean_tau = float(np.mean([iv.effect for iv in ivs.values()]))
+    return by_cells(cells, "setting", ours=mean_tau,
+                    more=f"per-seed rows ({ICACE_SEEDS}: each seed's tau, t over seeds)",
+                    detail=f"{how}; an order agrees when its tau lies within {ORDER_TOL:g} of 1 (the paper's own "
+                           f"order); mean tau {mean_tau:.2f}")
 
 
 CLAIMS: list[Claim] = [
@@ -291,4 +487,4 @@ CLAIMS: list[Claim] = [
           "App. D Table 10", "its own order (tau = 1)", _guard(_ranking)),
 ]
 
-__all__ = ["PAPER", "CLAIMS"]
+__all__ = ["PAPER", "CLAIMS", "ICACE_SEEDS"]
