@@ -120,7 +120,9 @@ def test_by_cells_known_values():
     assert (mixed.interval.low, mixed.interval.high) == pytest.approx((1 / 3, 2 / 3))
     assert C.by_cells({"a": "holds", "b": "covers", "c": "covers"}).verdict == "inconclusive"
     assert C.by_cells({"a": "holds", "b": "holds", "c": "covers"}).verdict == "reproduced"
-    assert C.by_cells({"a": "holds", "b": "covers"}).verdict == "inconclusive"  # half the cells undecided
+    # undecided cells count for neither side, unless they are most of the cells
+    assert C.by_cells({"a": "holds", "b": "covers"}).verdict == "reproduced"
+    assert C.by_cells({"a": "fails", "b": "covers", "c": "covers"}).verdict == "inconclusive"
     with pytest.raises(ValueError):
         C.by_cells({"a": "maybe"})
 
