@@ -118,11 +118,13 @@ def test_by_cells_known_values():
     assert mixed.verdict == "partly" and "fails in 1 (b)" in mixed.reason and "undecided in 1 (c)" in mixed.reason
     # the interval of the share of cells that hold: decided for (1/3) to decided for or undecided (2/3)
     assert (mixed.interval.low, mixed.interval.high) == pytest.approx((1 / 3, 2 / 3))
-    assert C.by_cells({"a": "holds", "b": "covers", "c": "covers"}).verdict == "inconclusive"
+    few = C.by_cells({"a": "holds", "b": "covers", "c": "covers"})
+    assert few.verdict == "reproduced" and (few.interval.low, few.interval.high) == pytest.approx((1 / 3, 1.0))
+    assert C.by_cells({"a": "covers", "b": "covers"}).verdict == "inconclusive"  # no cell decided
     assert C.by_cells({"a": "holds", "b": "holds", "c": "covers"}).verdict == "reproduced"
-    # undecided cells count for neither side, unless they are most of the cells
+    # undecided cells count for neither side
     assert C.by_cells({"a": "holds", "b": "covers"}).verdict == "reproduced"
-    assert C.by_cells({"a": "fails", "b": "covers", "c": "covers"}).verdict == "inconclusive"
+    assert C.by_cells({"a": "fails", "b": "covers", "c": "covers"}).verdict == "not reproduced"
     with pytest.raises(ValueError):
         C.by_cells({"a": "maybe"})
 

@@ -254,8 +254,8 @@ def by_cells(cells: dict[str, str], what: str = "cell", more: str = "more seeds"
              ours: float | str | None = None, detail: str = "") -> Outcome:
     """The verdict of a claim over several cells, each already judged ``holds``/``fails``/``covers``
     (:func:`side`).  All decided cells hold -> ``reproduced``; all fail -> ``not reproduced``; both ->
-    ``partly``; undecided cells count for neither side; no cell decided, or more than half the cells undecided
-    -> ``inconclusive``.
+    ``partly``; undecided cells count for neither side (the reason names them, and the interval of the share
+    of cells that hold shows how many); no cell decided -> ``inconclusive``.
 
     The interval is of the share of cells that hold: from the cells decided for it (low) to those decided
     for it or undecided (high)."""
@@ -276,7 +276,7 @@ def by_cells(cells: dict[str, str], what: str = "cell", more: str = "more seeds"
     if k_open:
         parts.append(f"undecided in {k_open} ({names('covers')})")
     reason = "; ".join(parts) + (f"; {detail}" if detail else "")
-    if k_hold + k_fail == 0 or 2 * k_open > n:
+    if k_hold + k_fail == 0:
         verdict = "inconclusive"
         reason += f": {more} would decide the undecided {what}s"
     elif k_fail == 0:
