@@ -13,6 +13,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 # exercised by notebook 10, the LSTM path by notebook 20); notebook 25 runs its species-group sweeps, which the full
 # report runs only on a GPU
 QUICK_PARAMS = {"20_cebab_evaluation": {"models": "lstm", "tasks": "5-way"},
+                "21_human_grounded_evaluation": {"seeds": "42 43"},
                 "25_attribution_gt_saliency": {"group_sweeps": "on"}}
 
 
@@ -114,8 +115,28 @@ def _quick_tradeoff_edits_one_text_of_the_first_dataset():
     assert tab["dataset"].unique().tolist() == ["imdb"] and set(tab["n_texts"]) == {1}, tab
 
 
+def _human_grounded_tables_are_over_seeds():
+    """Notebook 21 replicates the whole study per seed: the per-seed tables hold each seed once, and the tables
+    over seeds are their mean and sample std (two seeds in the smoke run)."""
+    import pandas as pd
+
+    from xaibench import paths
+
+    per_seed = pd.read_csv(paths.tables_dir() / "human_grounded_tasks_seeds.csv")
+    agg = pd.read_csv(paths.tables_dir() / "human_grounded_tasks.csv")
+    # (a method can lose every question of a cell in a smoke run's tiny splits: such rows have one seed)
+    assert set(per_seed["seed"]) == {42, 43} and set(agg["n_seeds"]) <= {1, 2} and (agg["n_seeds"] == 2).mean() > 0.5
+    keys = ["metric", "task", "dataset", "method", "subset"]
+    want = per_seed.groupby(keys, dropna=False)["ours"].agg(["mean", "std"]).reset_index()
+    got = agg.merge(want, on=keys, validate="one_to_one")
+    assert len(got) == len(agg) and (got["ours"] - got["mean"]).abs().max() < 1e-9
+    assert (got["ours_std"].fillna(-1) - got["std"].fillna(-1)).abs().max() < 1e-9
+    models = pd.read_csv(paths.tables_dir() / "human_grounded_models_seeds.csv")
+    assert sorted(models["seed"]) == sorted([42, 43] * 4)
+
+
 #: checks of a smoke run's outputs beyond those every notebook gets (the profile is quick while they run)
-QUICK_OUTPUT_CHECKS = {"22": _quick_tradeoff_edits_one_text_of_the_first_dataset}
+QUICK_OUTPUT_CHECKS = {"22": _quick_tradeoff_edits_one_text_of_the_first_dataset, "21": _human_grounded_tables_are_over_seeds}
 
 
 def _run_quick(nb_path, tmp_path, monkeypatch):

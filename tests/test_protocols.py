@@ -205,11 +205,14 @@ def test_stored_rows_are_the_committed_tables(monkeypatch):
 
     ps = load_builtins()
     hg = ps["human_grounded"].stored("full")
-    table = pd.read_csv(paths.tables_dir() / "human_grounded_tasks.csv")
+    table = pd.read_csv(paths.tables_dir() / "human_grounded_tasks_seeds.csv")
     a = table[(table.metric == "avg_score") & (table.subset == "all")]
-    assert len(hg) == len(a) == 9 * 3 * 2 and set(hg["seed"]) == {42}
-    lrp = hg[(hg.explainer == "lrp_ngrams") & (hg.metric == "task_2") & (hg.dataset == "amazon")]["value"]
-    assert lrp.item() == pytest.approx(a[(a.method == "lrp_n") & (a.task == "task_2") & (a.dataset == "amazon")]["ours"].item())
+    seeds = set(a["seed"])
+    assert len(seeds) >= 5 and len(hg) == len(a) == 9 * 3 * 2 * len(seeds) and set(hg["seed"]) == seeds
+    for seed in seeds:
+        lrp = hg[(hg.explainer == "lrp_ngrams") & (hg.metric == "task_2") & (hg.dataset == "amazon") & (hg.seed == seed)]
+        want = a[(a.method == "lrp_n") & (a.task == "task_2") & (a.dataset == "amazon") & (a.seed == seed)]["ours"]
+        assert lrp["value"].item() == pytest.approx(want.item())
     gt = ps["attribution_gt"].stored("full")
     att = pd.read_csv(paths.tables_dir() / "attribution_gt_attention.csv")
     corr = att[(att.region == "corr") & (att.dataset == "article") & (att.method != "attention")]

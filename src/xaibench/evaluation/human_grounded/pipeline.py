@@ -304,8 +304,53 @@ def wide_scores(scores: pd.DataFrame, task: str, datasets: Sequence[str],
     return w.reindex(columns=[(d, c) for d in datasets for c in SUBSETS if (d, c) in w.columns])
 
 
+#: the keys of a row of the task table (``human_grounded_tasks``) and of the model table (``human_grounded_models``)
+TASK_KEYS = ["metric", "task", "dataset", "method", "subset", "participants"]
+MODEL_KEYS = ["dataset", "model_condition", "metric", "participants"]
+
+
+def run_seed(seed: int, methods: Sequence[str], n_questions: int, n_readers: int, lime_samples: int | None,
+             shap_evals: int | None = None, quick: bool = False,
+             datasets: Sequence[str] = tuple(DATASETS)) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One seed of the study end to end -- splits, the two CNNs per dataset, questions, explanations, readers,
+    their answers -- as ``(models, tasks)``: the model table and the tidy task table, each with a ``seed``
+    column.  Every step is seeded by ``seed``, so seeds are independent replications of the whole study."""
+    from .readers import simulate_answers
+    from .training import model_table
+
+    setups = prepare(list(datasets), seed, quick=quick)
+    selections = select_questions(setups, n_questions, seed)
+    questions, _, _ = build_questions(setups, selections, methods, seed, lime_samples, shap_evals=shap_evals)
+    readers, _ = make_readers(setups, n_readers, seed)
+    tidy, _, _ = result_tables(questions, simulate_answers(readers, questions))
+    models = model_table({ds: s.models for ds, s in setups.items()}, {ds: s.splits for ds, s in setups.items()}, seed)
+    return models, tidy.assign(seed=seed)
+
+
+def over_seeds(per_seed: pd.DataFrame, keys: Sequence[str], first: Sequence[str] = ("paper",),
+               mean: Sequence[str] = ()) -> pd.DataFrame:
+    """The table over seeds (:func:`xaibench.tables.aggregate_seeds`): ``ours`` = the mean of the seeds' values,
+    ``ours_std`` = their sample std (NaN for one seed), ``n_seeds``; the columns ``first`` are taken from the
+    first seed's row, ``mean`` averaged over seeds."""
+    from ...tables import aggregate_seeds
+
+    keys = list(keys)
+    if "seed" not in per_seed.columns or per_seed.empty:
+        raise ValueError("over_seeds needs per-seed rows with a 'seed' column")
+    if per_seed.duplicated(keys + ["seed"]).any():
+        raise ValueError(f"a seed appears twice for one row of {keys}")
+    out = aggregate_seeds(per_seed, keys, value="ours")
+    g = per_seed.groupby(keys, dropna=False, sort=False)
+    for c in first:
+        if c in per_seed.columns:
+            out[c] = g[c].first().to_numpy()
+    for c in mean:
+        out[c] = g[c].mean().to_numpy()
+    return out
+
+
 __all__ = ["QUICK_MAX_EPOCHS", "Setup", "prepare", "short_inputs", "input_table", "explanation_panels",
            "CEBAB_METHODS", "cebab_inputs", "explain_cebab", "Selection",
            "select_questions",
            "selection_summary", "selection_counts", "build_questions", "make_readers", "result_tables",
-           "score_agreement", "wide_scores"]
+           "score_agreement", "wide_scores", "TASK_KEYS", "MODEL_KEYS", "run_seed", "over_seeds"]

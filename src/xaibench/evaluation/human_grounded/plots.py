@@ -24,7 +24,7 @@ def answer_distribution_plot(dist: pd.DataFrame) -> Any:
 
 def task_scores_plot(scores: pd.DataFrame, datasets: Sequence[str],
                      methods: Sequence[str] = tuple(PAPER_METHODS)) -> Any:
-    """Column A of every task and dataset: ours (simulated, error bar = std over participants)
+    """Column A of every task and dataset: ours (simulated, error bar = ``ours_std``: the std over seeds)
     beside the paper's human score, per method."""
     import matplotlib.pyplot as plt
 

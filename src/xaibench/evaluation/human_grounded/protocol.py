@@ -42,30 +42,25 @@ class HumanGroundedProtocol(Protocol):
 
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
         from . import pipeline as pl
-        from .readers import simulate_answers
 
         n_questions, n_readers = SIZES[profile]
         cap = get_profile(profile).cap_samples
         methods = [_SHORT_NAME.get(n, n) for n in names]
         frames = []
         for seed in seeds:
-            setups = pl.prepare(list(self.datasets), seed, quick=profile == "quick")
-            selections = pl.select_questions(setups, n_questions, seed)
-            questions, _, _ = pl.build_questions(setups, selections, methods, seed, cap(LIME_SAMPLES),
-                                                 shap_evals=cap(None))
-            readers, _ = pl.make_readers(setups, n_readers, seed)
-            _, scores, _ = pl.result_tables(questions, simulate_answers(readers, questions))
-            frames.append(self._rows(scores, seed))
+            _, tasks = pl.run_seed(seed, methods, n_questions, n_readers, cap(LIME_SAMPLES), shap_evals=cap(None),
+                                   quick=profile == "quick", datasets=self.datasets)
+            frames.append(self._rows(tasks[tasks["metric"] == "avg_score"], seed))
         return pd.concat(frames, ignore_index=True)
 
     def stored(self, profile: str = "full") -> pd.DataFrame:
-        """Column A of notebook 21's ``human_grounded_tasks`` table (its seed from ``human_grounded_models``)."""
-        folder = paths.tables_dir()
-        tasks, models = folder / "human_grounded_tasks.csv", folder / "human_grounded_models.csv"
-        if not tasks.exists() or not models.exists():
+        """Column A of notebook 21's per-seed task table (``human_grounded_tasks_seeds``), every seed."""
+        path = paths.tables_dir() / "human_grounded_tasks_seeds.csv"
+        if not path.exists():
             return super().stored(profile)
-        seed = int(pd.read_csv(models)["seed"].iloc[0])
-        return self.tidy(self._rows(pd.read_csv(tasks), seed))
+        tasks = pd.read_csv(path)
+        return self.tidy(pd.concat([self._rows(g, int(seed)) for seed, g in tasks.groupby("seed", sort=True)],
+                                   ignore_index=True))
 
 
 PROTOCOL = registry.register_protocol(HumanGroundedProtocol(), replace=True)
