@@ -88,10 +88,13 @@ $(PARAM_STAMPS)/%.params: FORCE | check-params
 # named as targets so that make keeps them (it deletes a pattern rule's intermediate prerequisites)
 $(foreach n,$(basename $(notdir $(wildcard notebooks/[0-9][0-9]_*.ipynb))),$(PARAM_STAMPS)/$(n).params): FORCE
 
-# every parameter is checked before any notebook runs (also under make -n)
+# every parameter is checked before any notebook runs (also under make -n); so is every variable set on
+# the command line: one close to a parameter's name (SEED=43 for SEEDS) stops the run, naming the parameter
+COMMAND_LINE_VARIABLES = $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 .PHONY: check-params
 check-params: $(STAMP) ## check the value of every parameter (each notebook target does this first)
-	+@if test -x $(PY); then $(PY) -m xaibench.reports check PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
+	+@if test -x $(PY); then $(PY) -m xaibench.reports check --makefile '$(firstword $(MAKEFILE_LIST))' \
+	--command-line '$(strip $(COMMAND_LINE_VARIABLES))' PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
 	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' GROUP_SWEEPS='$(GROUP_SWEEPS)' \

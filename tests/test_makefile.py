@@ -369,3 +369,18 @@ def test_makefile_cold_check_covers_every_store_folder_of_the_package(tmp_path, 
             (folder / "stored.parquet").touch()
             assert cold(profile) == {"no"}, f"PROFILE={profile}: a file in {folder} leaves the run cold"
             shutil.rmtree(tmp_path / "data" if folder.is_relative_to(tmp_path / "data") else tmp_path / "reports")
+
+
+@pytest.mark.parametrize("assignment,message", [
+    ("SEED=43", "SEED is not a parameter of the Makefile: did you mean SEEDS?"),
+    ("SEEDS=42 42 43", "SEEDS='42 42 43' names 42 more than once"),
+    ("SEEDS=42 4294967296", "seed 4294967296 is out of range"),
+])
+def test_a_misspelt_repeated_or_out_of_range_parameter_stops_make_before_any_notebook(tmp_path, assignment, message):
+    """make faithfulness SEED=43 ran the default seeds without a word; SEEDS="42 42 43" counted 42 twice."""
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "1"})  # out of date: would run without the check
+    out = _run(cwd, "faithfulness", assignment)
+    assert out.returncode != 0 and message in out.stderr, out.stderr
+    assert not (cwd / "papermill.log").exists(), "a notebook ran"
+    out = _run(cwd, "faithfulness", "UNRELATED_NAME=1")  # a name far from every parameter is left alone
+    assert out.returncode == 0, out.stderr
