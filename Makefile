@@ -65,11 +65,14 @@ export XAIBENCH_MAKE_RUN XAIBENCH_MAKE_COLD
 SIDE_BY_SIDE = case " $$MAKEFLAGS " in *" -j1 "*) ;; *" -j"*) export OMP_WAIT_POLICY="$${OMP_WAIT_POLICY:-PASSIVE}";; esac; 
 
 # papermill: run notebook $(1) into $(2) with its parameters $(3) (each name once: $(call nb_params,..)),
-# then strip volatile metadata and move it into place atomically (xaibench.reports)
+# then strip volatile metadata and move it into place atomically (xaibench.reports).  One make run
+# at a time makes a report: it claims the report first ($$PPID: the make process), and a second
+# run of the same report stops there, naming the run that makes it.
 define papermill
 	@mkdir -p $(dir $(2))
+	@$(PY) -m xaibench.reports claim $(2) $(PARAM_STAMPS)/$(notdir $(2)).running --owner $$PPID
 	$(SIDE_BY_SIDE)$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --engine xaibench --progress-bar $(3)
-	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2)
+	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2) --release $(PARAM_STAMPS)/$(notdir $(2)).running --owner $$PPID
 endef
 
 # The papermill parameters of the report named $(1) (e.g. 23_counterfactual_faithfulness): the

@@ -164,6 +164,60 @@ def finalize(tmp: str | os.PathLike, dest: str | os.PathLike) -> Path:
     return dest
 
 
+class ReportBusy(RuntimeError):
+    """Another live make run is making the same report."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def claim_report(report: str | os.PathLike, claim: str | os.PathLike, owner: int) -> None:
+    """Record in the file ``claim`` that the make run ``owner`` (its process id) makes ``report``, or raise
+    :class:`ReportBusy` naming the live run that already does (two runs of one report wrote one temporary
+    notebook, and the second died with a traceback).  A claim whose owner has ended (a make that failed or
+    was killed) is taken over; :func:`release_report` removes it when the report is in place."""
+    import datetime
+
+    from .io import file_lock, write_json
+
+    claim = Path(claim)
+    claim.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(claim.parent):
+        try:
+            held = json.loads(claim.read_text(encoding="utf-8"))
+            pid = int(held["owner"])
+        except (OSError, ValueError, KeyError, TypeError):
+            held, pid = None, None
+        if held is not None and pid != owner and _alive(pid):
+            raise ReportBusy(f"{report} is being made by another make run (process {pid}, since "
+                             f"{held.get('since', '?')}): wait for it to finish, or stop it (kill {pid}) and run "
+                             "make again")
+        write_json(claim, {"report": str(report), "owner": owner,
+                           "since": datetime.datetime.now().isoformat(timespec="seconds")})
+
+
+def release_report(claim: str | os.PathLike, owner: int) -> None:
+    """Remove the claim file ``claim`` if the make run ``owner`` holds it."""
+    from .io import file_lock
+
+    claim = Path(claim)
+    if not claim.parent.is_dir():
+        return
+    with file_lock(claim.parent):
+        try:
+            if int(json.loads(claim.read_text(encoding="utf-8"))["owner"]) == owner:
+                claim.unlink()
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+
+
 CLAIMS_TAG = "claims"
 INJECTED_TAG = "injected-parameters"
 IMPORT_LINE = re.compile(r"^\s*(from\s+xaibench[\w.]*\s+import\s|import\s+xaibench)")
@@ -522,6 +576,13 @@ def main(argv: list[str] | None = None) -> None:
     fin = sub.add_parser("finalize", help="clean papermill's output TMP and move it to DEST")
     fin.add_argument("tmp")
     fin.add_argument("dest")
+    fin.add_argument("--release", metavar="CLAIM", help="then remove the claim file CLAIM of --owner")
+    fin.add_argument("--owner", type=int, help="the process id of the make run that claimed DEST")
+    cla = sub.add_parser("claim", help="claim REPORT for the make run --owner (fails, naming the run, while "
+                                       "another live run makes it)")
+    cla.add_argument("report")
+    cla.add_argument("claim", help="the claim file")
+    cla.add_argument("--owner", type=int, required=True, help="the process id of the make run")
     sy = sub.add_parser("sync", help="carry prose, import-only and claims-cell edits of notebooks into their "
                                       "committed reports (refuses other code changes)")
     sy.add_argument("reports", nargs="+", help="reports/full/NB.ipynb (the notebook is notebooks/NB.ipynb)")
@@ -544,6 +605,13 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.cmd == "finalize":
         print(f"wrote {finalize(args.tmp, args.dest)}")
+        if args.release:
+            release_report(args.release, args.owner)
+    elif args.cmd == "claim":
+        try:
+            claim_report(args.report, args.claim, args.owner)
+        except ReportBusy as err:
+            raise SystemExit(f"error: {err}") from None
     elif args.cmd == "sync":
         root = paths.project_root()
         for r in args.reports:
