@@ -133,8 +133,9 @@ $(DATA_STAMP): $(STAMP) src/xaibench/resources/checksums.sha256
 
 .PHONY: data
 data: $(DATA_STAMP) ## copy/extract (or download) all raw datasets into data/raw, verify checksums, build parquet
-	@# every run (a few seconds when all is in place): finish/clean interrupted fetches, rebuild unreadable caches
-	$(PY) -m xaibench.data fetch --all
+	@# every run (about ten seconds when all is in place): finish/clean interrupted fetches, re-hash the raw files
+	@# present against their fetch-time checksums (a changed file is named and fetched again), rebuild unreadable caches
+	$(PY) -m xaibench.data fetch --all --verify
 	$(PY) -m xaibench.data process --all
 
 # ---- notebooks ------------------------------------------------------------------------------
