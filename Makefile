@@ -65,11 +65,14 @@ export XAIBENCH_MAKE_RUN XAIBENCH_MAKE_COLD
 SIDE_BY_SIDE = case " $$MAKEFLAGS " in *" -j1 "*) ;; *" -j"*) export OMP_WAIT_POLICY="$${OMP_WAIT_POLICY:-PASSIVE}";; esac; 
 
 # papermill: run notebook $(1) into $(2) with its parameters $(3) (each name once: $(call nb_params,..)),
-# then strip volatile metadata and move it into place atomically (xaibench.reports)
+# then strip volatile metadata and move it into place atomically (xaibench.reports).  One make run
+# at a time makes a report: it claims the report first ($$PPID: the make process), and a second
+# run of the same report stops there, naming the run that makes it.
 define papermill
 	@mkdir -p $(dir $(2))
+	@$(PY) -m xaibench.reports claim $(2) $(PARAM_STAMPS)/$(notdir $(2)).running --owner $$PPID
 	$(SIDE_BY_SIDE)$(PY) -m papermill $(1) $(2).tmp.ipynb --cwd notebooks --kernel python3 --engine xaibench --progress-bar $(3)
-	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2)
+	@$(PY) -m xaibench.reports finalize $(2).tmp.ipynb $(2) --release $(PARAM_STAMPS)/$(notdir $(2)).running --owner $$PPID
 endef
 
 # The papermill parameters of the report named $(1) (e.g. 23_counterfactual_faithfulness): the
@@ -88,10 +91,13 @@ $(PARAM_STAMPS)/%.params: FORCE | check-params
 # named as targets so that make keeps them (it deletes a pattern rule's intermediate prerequisites)
 $(foreach n,$(basename $(notdir $(wildcard notebooks/[0-9][0-9]_*.ipynb))),$(PARAM_STAMPS)/$(n).params): FORCE
 
-# every parameter is checked before any notebook runs (also under make -n)
+# every parameter is checked before any notebook runs (also under make -n); so is every variable set on
+# the command line: one close to a parameter's name (SEED=43 for SEEDS) stops the run, naming the parameter
+COMMAND_LINE_VARIABLES = $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 .PHONY: check-params
 check-params: $(STAMP) ## check the value of every parameter (each notebook target does this first)
-	+@if test -x $(PY); then $(PY) -m xaibench.reports check PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
+	+@if test -x $(PY); then $(PY) -m xaibench.reports check --makefile '$(firstword $(MAKEFILE_LIST))' \
+	--command-line '$(strip $(COMMAND_LINE_VARIABLES))' PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
 	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' GROUP_SWEEPS='$(GROUP_SWEEPS)' \
@@ -127,8 +133,9 @@ $(DATA_STAMP): $(STAMP) src/xaibench/resources/checksums.sha256
 
 .PHONY: data
 data: $(DATA_STAMP) ## copy/extract (or download) all raw datasets into data/raw, verify checksums, build parquet
-	@# every run (a few seconds when all is in place): finish/clean interrupted fetches, rebuild unreadable caches
-	$(PY) -m xaibench.data fetch --all
+	@# every run (about ten seconds when all is in place): finish/clean interrupted fetches, re-hash the raw files
+	@# present against their fetch-time checksums (a changed file is named and fetched again), rebuild unreadable caches
+	$(PY) -m xaibench.data fetch --all --verify
 	$(PY) -m xaibench.data process --all
 
 # ---- notebooks ------------------------------------------------------------------------------

@@ -225,3 +225,97 @@ def test_opaque_errors_name_the_input(case, editors, clf):
     else:  # NaN cast to int: IndexError "Target -9223372036854775808 is out of bounds" inside torch
         _raises(lambda: RationaleModel(hidden=4, max_epochs=1).fit(TOY, [0, 1, np.nan, 1], TOY[:2], [0, 1]),
                 ValueError, "labels", "NaN")
+
+
+# ----------------------------------------------------------------------------------------------
+# 11. what an entry cannot honestly compute is refused, saying what was wrong
+# ----------------------------------------------------------------------------------------------
+def test_attention_and_rationale_models_refuse_texts_without_a_word():
+    """Empty text got attention-model probabilities and a one-token rationale, and trained without complaint."""
+    from xaibench.models.attention_bilstm import AttentionBiLSTMClassifier
+    from xaibench.models.rationale import RationaleModel
+
+    _raises(lambda: RationaleModel(hidden=4, max_epochs=1).fit(TOY[:3] + [" "], [0, 1, 0, 1], TOY[:2], [0, 1]),
+            ValueError, "texts: item 3", "without a word")
+    _raises(lambda: AttentionBiLSTMClassifier(hidden=4, max_epochs=1, cache=False).fit(
+        TOY, [0, 1, 0, 1], TOY[:1] + [""], [0, 1]), ValueError, "dev_texts: item 1", "without a word")
+    rat = RationaleModel(hidden=4, max_epochs=1).fit(TOY, [0, 1, 0, 1], TOY[:2], [0, 1])
+    _raises(lambda: rat.predict_select(["a beer", ""]), ValueError, "item 1", "without a word")
+    att = AttentionBiLSTMClassifier(hidden=4, max_epochs=1, cache=False).fit(TOY, [0, 1, 0, 1], TOY[:2], [0, 1])
+    _raises(lambda: att.attention_weights([""]), ValueError, "item 0", "without a word")
+    assert len(att.attention_weights(["a beer"])[0]) == 2
+
+
+def _text_lr():
+    from xaibench.data.feature_data import FeatureSpec
+    from xaibench.models.embedding_lr import EmbeddingLR
+
+    spec = FeatureSpec("text", ["w0", "w1", "w2"], vocab=["<pad>", "<unk>", "good", "bad", "film"])
+    return EmbeddingLR(spec=spec, emb_dim=1)
+
+
+def test_feature_ids_outside_their_slot_are_refused():
+    """A negative id wrapped to the table's end and another feature's value was scored."""
+    from xaibench.data.feature_data import FeatureSpec
+    from xaibench.models.embedding_lr import EmbeddingLR
+
+    text = _text_lr()
+    ok = np.array([[2, 4, 0]])
+    assert text.proba_ids(ok).shape == (1, 2)
+    for bad, needle in (([[2, -1, 0]], "id -1 in row 0, slot 1"), ([[2, 5, 0]], "id 5 in row 0, slot 1"),
+                        ([[2, 4]], "rows of 3 ids")):
+        for call in (text.proba_ids, text.contributions, text.embed_ids):
+            _raises(lambda: call(np.array(bad)), ValueError, needle)
+    tab = EmbeddingLR(spec=FeatureSpec("tabular", ["age", "sex"], values=[["young", "old"], ["f", "m", "x"]]), emb_dim=1)
+    assert tab.proba_ids(np.array([[1, 3], [2, 5], [0, 0]])).shape == (3, 2)
+    _raises(lambda: tab.proba_ids(np.array([[3, 3]])), ValueError, "id 3 in row 0, slot 0 (age)", "[1, 2]")
+    _raises(lambda: tab.fit_ids(np.array([[1, 6]]), np.array([0])), ValueError, "slot 1 (sex)", "[3, 5]")
+
+
+@pytest.mark.parametrize("name", ["lime", "anchor", "decision_boundary"])
+def test_feature_explainers_refuse_empty_texts_and_explain_one_word(name):
+    """LIME, Anchor and Decision Boundary crashed on empty or one-word text ("low >= high", "kth out of bounds")."""
+    from xaibench.data.feature_data import FeatureSpec  # noqa: F401
+    from xaibench.explainers.feature import make_feature_explainer
+
+    model = _text_lr()
+    train = model.spec.from_texts(["good film", "bad film bad", "good good", "film"])
+    exp = make_feature_explainer(name).fit(model, train)
+    _raises(lambda: exp.explain(["good film", ""]), ValueError, "texts: item 1", "without a word")
+    _raises(lambda: exp.explain_ids(np.array([[2, 4, 0], [0, 0, 0]])), ValueError, "row 1 has no feature")
+    (a,) = exp.explain(["good"])
+    assert a.tokens == ["good"] and len(a.scores) == 1 and np.isfinite(a.scores).all()
+
+
+@pytest.mark.parametrize("params,needle", [
+    ({"top": 130, "bottom": 80, "noise_p": 0.03}, "inverted"), ({"top": 80, "bottom": 80, "noise_p": 0.03}, "zero size"),
+    ({"top": 80, "bottom": 130, "noise_p": 1.5}, "noise_p=1.5"), ({"top": 80, "bottom": 130, "noise_p": 0}, "(0, 1]"),
+    ({"top": 80, "bottom": float("nan"), "noise_p": 0.03}, "not a finite number"),
+])
+def test_image_manipulations_refuse_degenerate_regions_and_rates(params, needle):
+    """An inverted or zero-size region left the image unchanged with an empty region; noise_p=1.5 passed."""
+    from xaibench.evaluation.attribution_gt.manipulations import Manipulation
+
+    _raises(lambda: Manipulation("noise", params), ValueError, "noise manipulation", needle)
+
+
+def test_image_manipulations_refuse_inverted_rectangles_and_regions_off_the_image():
+    from xaibench.evaluation.attribution_gt.manipulations import Manipulation
+
+    _raises(lambda: Manipulation("watermark", {"top": 10, "bottom": 60, "left": 150, "right": 40, "fontsize": 13}),
+            ValueError, "left=150, right=40 is inverted")
+    _raises(lambda: Manipulation("brightness", {"radius": 0, "shift": -0.3}), ValueError, "radius > 0")
+    off = Manipulation("hue", {"top": 300, "bottom": 400, "shift": 0.1})
+    img = np.full((32, 32, 3), 128, dtype=np.uint8)
+    _raises(lambda: off(img, np.random.default_rng(0)), ValueError, "covers no pixel of a 32-px image")
+    ok = Manipulation("noise", {"top": 80, "bottom": 130, "noise_p": 1.0})(img, np.random.default_rng(0))
+    assert (ok != img).any()
+
+
+def test_top_k_refuses_k_beyond_the_features():
+    """top_k with k larger than the features returned fewer without saying so."""
+    from xaibench.evaluation.cf_faithfulness.metrics import top_k
+
+    scores, X = np.array([[0.5, -0.2, 0.1]]), np.array([[2, 3, 4]])
+    assert top_k(scores, X, 3, "absolute").tolist() == [[0, 1, 2]]
+    _raises(lambda: top_k(scores, X, 4), ValueError, "k=4 exceeds the 3 features", "k <= 3")

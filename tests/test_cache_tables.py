@@ -73,3 +73,38 @@ def test_parse_seeds(given, expected):
 def test_parse_seeds_rejects_garbage():
     with pytest.raises(ValueError, match="SEEDS="):
         parse_seeds("forty-two")
+
+
+@pytest.mark.parametrize("damage", ["not a database", "truncated"])
+def test_a_damaged_output_cache_is_named_removed_and_rebuilt(tmp_path, damage):
+    """A damaged outputs.sqlite broke every model with caching on ("file is not a database", the file not
+    named), and every later run too."""
+    path = tmp_path / "outputs.sqlite"
+    if damage == "truncated":
+        full = OutputCache(path)
+        full.put_many("ns", [f"t{i}" for i in range(2000)], np.ones((2000, 64)))
+        full.close()
+        path.write_bytes(path.read_bytes()[:50])  # a header cut short, as by a full disk
+    else:
+        path.write_bytes(b"these bytes are not an SQLite file\n" * 200)
+    with pytest.warns(RuntimeWarning, match=f"output cache {path} is damaged or unreadable.*removed"):
+        cache = OutputCache(path)
+    out = cache.cached_call("ns", ["a", "bb"], lambda texts: np.array([[len(t)] for t in texts]))
+    np.testing.assert_array_equal(out, [[1], [2]])
+    cache.close()
+    assert len(OutputCache(path).get_many("ns", ["a", "bb"])) == 2  # rebuilt: the next run reads it
+
+
+def test_damage_that_shows_only_in_a_later_read_is_repaired_there(tmp_path):
+    path = tmp_path / "outputs.sqlite"
+    full = OutputCache(path)
+    full.put_many("ns", [f"t{i}" for i in range(3000)], np.ones((3000, 64)))
+    full.close()
+    cache = OutputCache(path)  # opens: the first page is intact
+    data = bytearray(path.read_bytes())
+    data[8192:len(data) - 4096] = b"\xff" * (len(data) - 4096 - 8192)
+    path.write_bytes(bytes(data))
+    with pytest.warns(RuntimeWarning, match=f"output cache {path} is damaged"):
+        out = cache.cached_call("ns", ["t1", "t2999"], lambda texts: np.zeros((len(texts), 64)))
+    assert out.shape == (2, 64)
+    assert len(cache.get_many("ns", ["t1", "t2999"])) == 2

@@ -263,6 +263,62 @@ def test_processes_backend_passes_cell_threads_on(monkeypatch):
     assert out == [1, 3, 4] and seen == [1]
 
 
+_DRIVER = """
+import os, sys, time
+from xaibench import executor
+
+def cell(i):
+    open(os.path.join(sys.argv[1], f"{os.getpid()}.pid"), "w").close()
+    time.sleep(300)
+    return i
+
+if __name__ == "__main__":
+    executor.Executor("processes:2").map(cell, [0, 1])
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return "\tZ" not in next(li for li in fh if li.startswith("State:"))  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_workers_end_when_their_driver_is_killed(tmp_path):
+    """kill -9 of a notebook's kernel left its `processes` workers running (about 0.8 GB each) for minutes."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "driver.py"
+    script.write_text(_DRIVER)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    env = {**os.environ, "XAIBENCH_PROGRESS": "off", "XAIBENCH_THREADS": "1"}
+    driver = subprocess.Popen([sys.executable, str(script), str(pids)], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        t0 = time.time()
+        while len(list(pids.iterdir())) < 2 and time.time() - t0 < 60:
+            time.sleep(0.1)
+        workers = [int(p.stem) for p in pids.iterdir()]
+        assert len(workers) == 2, "the workers did not start"
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(10)
+        t0 = time.time()
+        while any(map(_alive, workers)) and time.time() - t0 < 10:
+            time.sleep(0.1)
+        assert not any(map(_alive, workers)), "a worker outlived its killed driver by 10 s"
+    finally:
+        driver.kill()
+        for pid in [int(p.stem) for p in pids.iterdir()]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 # ---------------------------------------------------------------------------------------------
 # one real runner: Ge et al.'s seeds (a tiny Adult configuration), serial vs Dask
 # ---------------------------------------------------------------------------------------------

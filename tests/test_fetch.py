@@ -492,3 +492,27 @@ def test_birds_download_strips_githubs_archive_folders(env, monkeypatch):
     monkeypatch.setattr(fetch, "_download", lambda url, dest, timeout=None: Path(dest).write_bytes(short.getvalue()))
     with pytest.raises(DataError, match="holds 49 files, expected 58"):
         fetch.fetch_raw("birds", force=True)
+
+
+@needs_mirror
+def test_make_data_rehashes_present_files_and_names_a_changed_one(env, capsys):
+    """`make data` said "already present" for a raw file whose checksum no longer matched."""
+    import shlex
+    import subprocess
+
+    from xaibench.data.__main__ import main as cli
+
+    dry = subprocess.run(["make", "--no-print-directory", "-n", "data"], cwd=Path(__file__).resolve().parents[1],
+                         capture_output=True, text=True, timeout=120).stdout
+    fetch_args = next(shlex.split(li) for li in dry.splitlines() if "-m xaibench.data fetch" in li)[3:]
+    _, mirror = env
+    copy_to_mirror(mirror, "rt-polarity/rt-polarity.pos", "rt-polarity/rt-polarity.neg")
+    dest = ensure_raw("rt-polarity")
+    pos = dest / "rt-polarity.pos"
+    original = pos.read_bytes()
+    pos.write_bytes(original[:-2] + bytes([original[-2] ^ 1]) + original[-1:])  # same size and lines
+    args = [a if a != "--all" else "rt-polarity" for a in fetch_args]
+    assert cli(args) == 0
+    out = capsys.readouterr().out
+    assert "rt-polarity.pos differs from the fetched file (sha256 mismatch)" in out and "already present" not in out
+    assert pos.read_bytes() == original

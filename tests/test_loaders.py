@@ -344,3 +344,23 @@ def test_truncated_cebab_cache_is_rebuilt(tmp_path, monkeypatch):
         again = loaders.load("cebab")
     pd.testing.assert_frame_equal(df, again)
     pd.read_parquet(cache)  # the cache was rewritten whole
+
+
+ADULT_ROW = "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K\n"
+
+
+@pytest.mark.parametrize("first,message", [
+    ("\ufeffage,workclass,fnlwgt,education,education_num,marital_status,occupation,relationship,race,sex,"
+     "capital_gain,capital_loss,hours_per_week,native_country,ltgt50k\n", r"adult.data:1 starts with a UTF-8 byte-order mark \(BOM\)"),
+    ("\ufeff" + ADULT_ROW, r"adult.data:1 starts with a UTF-8 byte-order mark \(BOM\)"),
+    ("Age, Workclass, fnlwgt, Education, Education-num, Marital-status, Occupation, Relationship, Race, Sex, "
+     "Capital-gain, Capital-loss, Hours-per-week, Native-country, Income\n", r"adult.data:1 looks like a header row: its first field 'Age'"),
+])
+def test_the_adult_reader_names_a_bom_or_a_header(tmp_path, first, message):
+    """A BOM made the mirror's header a data row: "unknown income label 'ltgt50k'" on line 1."""
+    path = tmp_path / "adult.data"
+    path.write_text(first + ADULT_ROW, encoding="utf-8")
+    with pytest.raises(DataError, match=message):
+        loaders._read_adult_file(path, "train")
+    path.write_text("age,workclass\n" + ADULT_ROW, encoding="utf-8")  # the mirror's own header is read
+    assert len(loaders._read_adult_file(path, "train")) == 1

@@ -369,3 +369,43 @@ def test_makefile_cold_check_covers_every_store_folder_of_the_package(tmp_path, 
             (folder / "stored.parquet").touch()
             assert cold(profile) == {"no"}, f"PROFILE={profile}: a file in {folder} leaves the run cold"
             shutil.rmtree(tmp_path / "data" if folder.is_relative_to(tmp_path / "data") else tmp_path / "reports")
+
+
+@pytest.mark.parametrize("assignment,message", [
+    ("SEED=43", "SEED is not a parameter of the Makefile: did you mean SEEDS?"),
+    ("SEEDS=42 42 43", "SEEDS='42 42 43' names 42 more than once"),
+    ("SEEDS=42 4294967296", "seed 4294967296 is out of range"),
+])
+def test_a_misspelt_repeated_or_out_of_range_parameter_stops_make_before_any_notebook(tmp_path, assignment, message):
+    """make faithfulness SEED=43 ran the default seeds without a word; SEEDS="42 42 43" counted 42 twice."""
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "1"})  # out of date: would run without the check
+    out = _run(cwd, "faithfulness", assignment)
+    assert out.returncode != 0 and message in out.stderr, out.stderr
+    assert not (cwd / "papermill.log").exists(), "a notebook ran"
+    out = _run(cwd, "faithfulness", "UNRELATED_NAME=1")  # a name far from every parameter is left alone
+    assert out.returncode == 0, out.stderr
+
+
+def test_a_second_make_run_of_a_report_being_made_stops_naming_the_first(tmp_path):
+    """Two make runs of one target shared one temporary report, and the second died with a traceback."""
+    import time
+
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "1"})  # out of date: make runs notebook 23
+    fake = cwd / "python"
+    fake.write_text(fake.read_text().replace('then echo "$*"', 'then sleep 4; echo "$*"'))
+    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT / "src")}
+    first = subprocess.Popen(["make", "--no-print-directory", f"PY={fake}", REPORT], cwd=cwd, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    claim = cwd / "data/cache/params/full/23_counterfactual_faithfulness.ipynb.running"
+    t0 = time.time()
+    while not claim.exists() and time.time() - t0 < 30:
+        time.sleep(0.05)
+    second = _run(cwd, REPORT)
+    assert second.returncode != 0 and f"{REPORT} is being made by another make run (process {first.pid}" \
+        in second.stderr, second.stderr
+    assert "Traceback" not in second.stderr
+    assert first.wait(60) == 0, first.stderr.read()
+    assert (cwd / "papermill.log").read_text().count("-m papermill ") == 1  # the second ran nothing
+    third = _run(cwd, REPORT, "SEEDS=43")  # the first run has ended: its claim is taken over
+    assert third.returncode == 0, third.stderr
+    assert (cwd / "papermill.log").read_text().count("-m papermill ") == 2

@@ -185,3 +185,44 @@ def test_a_notebook_run_directly_with_papermill_stops_at_a_bad_parameter(tmp_pat
                             kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
     outputs = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells[-1].outputs
     assert not [o for o in outputs if o.output_type == "stream" and "the work starts" in o.text]
+
+
+@pytest.mark.parametrize("name,value,repeated", [
+    ("SEEDS", "42 42 43", "42"), ("INCLUSIVE_SEEDS", "7 7", "7"), ("ATTR_GT_SEEDS", "0 1 2 1", "1"),
+    ("SCORECARD_SEEDS", "42 43 42", "42"), ("MODELS", "minilm lstm minilm", "'minilm'"),
+    ("TASKS", "binary 5-way binary", "'binary'"), ("EXPLAINERS", "lime lime", "'lime'"),
+])
+def test_a_list_parameter_naming_a_value_twice_is_refused(name, value, repeated):
+    """SEEDS="42 42 43" ran seed 42 twice: every mean over the seeds counted it twice."""
+    errors = reports.check_make_params({**GOOD, name: value})
+    assert len(errors) == 1 and errors[0].startswith(f"{name}={value!r}"), errors
+    assert f"names {repeated} more than once" in errors[0] and "give each value once" in errors[0]
+
+
+def test_seeds_repeated_or_beyond_the_generators_range_are_refused_in_notebooks_too():
+    with pytest.raises(ValueError, match="names 42 more than once"):
+        parse_seeds("42 42 43")
+    with pytest.raises(ValueError, match="names 3 more than once"):
+        check_notebook_parameters({"seeds": [3, 3]})
+    assert parse_seeds(f"0 {2**32 - 1}") == [0, 2**32 - 1]
+    for bad in (2**32, "4294967296", "42 99999999999"):
+        with pytest.raises(ValueError, match=r"out of range; seeds are integers 0\.\.4294967295"):
+            parse_seeds(bad)
+    errors = reports.check_make_params({**GOOD, "SEEDS": "42 4294967296"})
+    assert len(errors) == 1 and "SEEDS='42 4294967296'" in errors[0] and "out of range" in errors[0]
+    with pytest.raises(ValueError, match="'binary' more than once"):
+        check_tasks(["binary", "binary"])
+
+
+@pytest.mark.parametrize("given,meant", [("SEED", "SEEDS"), ("seeds", "SEEDS"), ("TASK", "TASKS"),
+                                         ("PROFLIE", "PROFILE"), ("EXPLAINER", "EXPLAINERS"), ("CF_IMBD", "CF_IMDB")])
+def test_a_command_line_variable_close_to_a_parameter_is_refused_naming_it(given, meant):
+    from xaibench.paths import project_root
+
+    makefile = project_root() / "Makefile"
+    errors = reports.check_command_line([given, "PY", "NB_PARAMS_23_counterfactual_faithfulness", "FOO"], makefile)
+    assert len(errors) == 1 and errors[0].startswith(f"{given} is not a parameter"), errors
+    assert f"did you mean {meant}?" in errors[0]
+    assert reports.check_command_line(["SEEDS", "PY", "FOO", "CC", "DESTDIR", "XAIBENCH_PROGRESS"], makefile) == []
+    with pytest.raises(SystemExit, match=f"did you mean {meant}"):
+        reports.main(["check", "--makefile", str(makefile), "--command-line", f"FOO {given}", "SEEDS=42"])

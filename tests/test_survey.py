@@ -67,6 +67,10 @@ class Client:
         return body.split(marker, 1)[1].split('"', 1)[0]
 
 
+def _resume_code(page: str) -> str:
+    return page.split('id="resume-code">', 1)[1].split("<", 1)[0]
+
+
 def test_full_flow_resume_and_export(server, tmp_path):
     study, db, base = server
     c = Client(base)
@@ -83,9 +87,9 @@ def test_full_flow_resume_and_export(server, tmp_path):
     status, url, body, _ = c.request("/answer", {"question_id": order[0], "answer": plan[order[0]]})
     assert status == 200 and "Question 2 out of 3" in body
 
-    # a new browser (no cookie) entering the same id resumes at question 2
+    # a new browser (no cookie) entering the same id with the resume code resumes at question 2
     c2 = Client(base)
-    status, url, body, _ = c2.request("/start", {"participant_id": "alice"})
+    status, url, body, _ = c2.request("/start", {"participant_id": "alice", "resume_code": _resume_code(body)})
     assert "Question 2 out of 3" in body and c2.current_qid() == order[1]
     # going back and changing the first answer: the latest answer counts
     first = study.question(order[0])
@@ -273,3 +277,58 @@ def test_fleiss_kappa_of_one_item_is_undefined():
     assert math.isnan(hg.fleiss_kappa([[1, 1]]))  # used to print -1.0
     assert math.isnan(hg.fleiss_kappa([[2, 1, 0]]))
     assert hg.fleiss_kappa([[2, 0], [0, 2]]) == 1.0
+
+
+def test_knowing_a_participant_id_without_the_token_changes_nothing(server):
+    """The cookie was the participant id: any client that knew an id could change that participant's answers."""
+    study, db, base = server
+    alice = Client(base)
+    status, _, body, _ = alice.request("/start", {"participant_id": "erin"})
+    order = study.order_for("erin")
+    first = study.question(order[0])
+    mine = hg.answer_options(first)[0][0]
+    status, _, body, _ = alice.request("/answer", {"question_id": order[0], "answer": mine})
+    assert status == 200 and "Question 2 out of 3" in body
+    code = _resume_code(body)
+    assert len(code.replace("-", "")) == 16 and code not in ("erin", "")
+    other = next(c for c, _ in hg.answer_options(first) if c != mine)
+
+    # 1. a hand-made cookie holding the id, with no token or a guessed one
+    for token in (None, "erin", "AAAA-AAAA-AAAA-AAAA"):
+        mallory = Client(base)
+        for name, value in (("xaibench_pid", "erin"), ("xaibench_token", token)):
+            if value is not None:
+                mallory.jar.set_cookie(http.cookiejar.Cookie(
+                    0, name, value, None, False, "127.0.0.1", False, False, "/", True, False, None, True,
+                    None, None, {}))
+        status, _, body, _ = mallory.request("/answer", {"question_id": order[0], "answer": other})
+        assert status == 403 and "has not started the survey as this participant" in body
+        assert not mallory.request("/q")[1].endswith("/q")  # no question page either
+        assert mallory.request("/done")[1].endswith("/")
+    # 2. the start page with the id alone, or a wrong code
+    for form in ({"participant_id": "erin"}, {"participant_id": "erin", "resume_code": "ABCD-EFGH-IJKL-MNOP"}):
+        mallory = Client(base)
+        status, url, body, _ = mallory.request("/start", form)
+        assert status == 403 and "has already started this survey" in body and "resume code" in body
+        assert not mallory.request("/q")[1].endswith("/q")
+        status, _, body, _ = mallory.request("/answer", {"question_id": order[0], "answer": other})
+        assert status != 200 or "Question" not in body
+    assert ResponseStore(db).answered("web-test", "erin") == {order[0]: mine}  # nothing changed
+    # the participant, and the code typed in lower case with spaces, still work
+    again = Client(base)
+    status, _, body, _ = again.request("/start", {"participant_id": "erin",
+                                                  "resume_code": code.lower().replace("-", " ")})
+    assert status == 200 and "Question 2 out of 3" in body
+    assert alice.request("/q")[0] == 200
+
+
+def test_tokens_are_random_stored_as_digests_and_survive_a_restart(tmp_path):
+    db = tmp_path / "r.sqlite"
+    store = ResponseStore(db)
+    tokens = {store.register("s", f"p{i}") for i in range(50)}
+    assert len(tokens) == 50 and None not in tokens
+    assert store.register("s", "p0") is None  # started before: no new token
+    assert not any(t.encode() in db.read_bytes() for t in tokens)  # only digests are stored
+    t = store.register("s", "z")
+    assert ResponseStore(db).check_token("s", "z", t) and not ResponseStore(db).check_token("s", "z", "x")
+    assert not store.check_token("s", "z", None) and not store.check_token("other", "z", t)

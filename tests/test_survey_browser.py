@@ -110,9 +110,11 @@ def _survey_in_browser(tmp_path: Path, executable: Path = CHROMIUM):
         thread.join(5)
 
 
-def _start(page, base: str, participant: str) -> None:
+def _start(page, base: str, participant: str, resume_code: str | None = None) -> None:
     page.goto(base + "/")
     page.fill("#participant_id", participant)
+    if resume_code is not None:
+        page.fill("#resume_code", resume_code)
     page.click("#start")
     page.wait_for_url(base + "/q")
 
@@ -133,9 +135,9 @@ def test_participant_answers_reloads_resumes_and_export_matches(tmp_path):
         third = page.locator("input[name=question_id]").get_attribute("value")
         assert third not in seen
 
-        # a fresh browser context (no cookie) with the same id resumes there as well
+        # a fresh browser context (no cookie) with the same id and the resume code resumes there as well
         other = browser.new_context().new_page()
-        _start(other, base, "worker-7")
+        _start(other, base, "worker-7", page.locator("#resume-code").inner_text())
         assert other.locator("#progress").inner_text() == "Question 3 out of 4"
         assert other.locator("input[name=question_id]").get_attribute("value") == third
 

@@ -4,7 +4,8 @@ Each check raises at once, with one message that names the parameter, shows the 
 what is allowed, instead of letting a bad input turn into a silent number or an opaque error from
 deep inside numpy, torch or spaCy.  Type problems raise ``TypeError``, bad values ``ValueError``.
 
-* :func:`check_texts` -- a list of ``str`` (a single string is refused, not read as characters);
+* :func:`check_texts` -- a list of ``str`` (a single string is refused, not read as characters; with
+  ``nonempty``, each holding at least one word);
 * :func:`check_targets` -- one class index per text;
 * :func:`check_labels` -- integer class labels ``0..K-1`` (no NaN, no gaps when K is inferred);
 * :func:`check_count` -- an ``int`` setting with a lower bound (``n_explain``, ``n_train``, ...);
@@ -36,8 +37,9 @@ def _show(values: Any, k: int = 5) -> str:
     return repr(seen)
 
 
-def check_texts(texts, what: str = "texts") -> list[str]:
-    """``texts`` must be a list (or other sequence) of ``str`` without lone surrogates.  Returns it
+def check_texts(texts, what: str = "texts", nonempty: bool = False) -> list[str]:
+    """``texts`` must be a list (or other sequence) of ``str`` without lone surrogates (with ``nonempty``: each
+    with at least one word, for a model whose attention or rationale over no word is undefined).  Returns it
     as a list; raises ``TypeError``/``ValueError`` saying which item is wrong and how to fix it."""
     if isinstance(texts, (str, bytes)):
         raise TypeError(f"{what}: pass a list of texts, not a single string (wrap it: [text]); "
@@ -55,6 +57,9 @@ def check_texts(texts, what: str = "texts") -> list[str]:
         except UnicodeEncodeError as e:
             raise ValueError(f"{what}: item {i} holds a lone surrogate {t[e.start]!r} at character {e.start} "
                              f"(bytes that were not valid UTF-8); {_FIX_SURROGATES}") from None
+        if nonempty and not t.split():
+            raise ValueError(f"{what}: item {i} is {t!r:.20}, a text without a word: there is no word to read, "
+                             "attend over, select or attribute; drop such texts first, e.g. [t for t in texts if t.split()]")
     return out
 
 

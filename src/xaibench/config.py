@@ -124,7 +124,29 @@ def parse_seeds(seeds: Any, name: str = "SEEDS") -> list[int]:
     if len(out) != len(parts) or any(s < 0 for s in out):
         raise ValueError(f"{name}={seeds!r} is not a list of seeds: use integers >= 0 separated by spaces, "
                          f'e.g. {name}="42 43"')
+    big = [s for s in out if s > MAX_SEED]
+    if big:
+        raise ValueError(f"{name}={seeds!r}: seed {big[0]} is out of range; seeds are integers 0..{MAX_SEED} "
+                         "(2**32 - 1, what numpy's and torch's generators take)")
+    check_unique(out, name, seeds)
     return out
+
+
+#: the largest seed a run takes (numpy's ``RandomState`` and ``default_rng`` accept 0..2**32 - 1)
+MAX_SEED = 2**32 - 1
+
+
+def check_unique(items: Any, name: str, shown: Any = None) -> list:
+    """``items`` as a list when no item occurs twice, else a ``ValueError`` naming ``name`` (the Make
+    variable or parameter), its value ``shown`` (default: the items) and the repeated items: a repeated
+    seed, model or task would be counted twice in every mean and count that runs over the list."""
+    items = list(items)
+    dup = [x for i, x in enumerate(items) if x in items[:i]]
+    if dup:
+        shown = items if shown is None else shown
+        raise ValueError(f"{name}={shown!r} names {', '.join(map(repr, dict.fromkeys(dup)))} more than once; "
+                         "give each value once")
+    return items
 
 
 def positive_int(value: Any, name: str) -> int:
@@ -163,7 +185,7 @@ def check_explainer_list(value: Any, name: str = "EXPLAINERS") -> list[str]:
                          "use empty (the paper's methods), 'all', or registered names")
     if "all" in words and len(words) > 1:
         raise ValueError(f"{name}={value!r}: 'all' stands alone (every registered explainer that applies)")
-    return words
+    return check_unique(words, name, value)
 
 
 #: notebook parameters (as papermill injects them) checked by :func:`check_notebook_parameters`:

@@ -20,7 +20,9 @@ workers pickled with cloudpickle on every parallel backend (Dask does so itself;
 given bytes), so a result may hold objects whose class is built at run time, like the models' torch modules
 (:mod:`xaibench.models`), and a cell may be a closure.  Workers only return results; the driver writes the
 result stores, through the ``on_result`` callback of :meth:`Executor.map` as each cell finishes (a
-run that is stopped keeps the cells already written).
+run that is stopped keeps the cells already written).  A ``processes`` worker ends with the driver, however the
+driver ends (kill -9 of the kernel, SIGTERM to make: :func:`die_with_parent`); a ``dask-local`` worker process
+does so through Dask's own process watch.
 
 When the workers' busy threads exceed the cores (two cells of ``XAIBENCH_THREADS=2`` on 2 cores), local
 workers start with ``OMP_WAIT_POLICY=PASSIVE`` unless the variable is set: a torch thread that waits for
@@ -134,13 +136,45 @@ _POOL_FN: Callable | None = None
 _POOL_ERR: Exception | None = None
 
 
-def _pool_init(fn: bytes, env: dict[str, str]) -> None:
-    """A ``processes`` worker's start: the cell function (cloudpickled by the driver), the driver's environment.
-    A function that does not unpickle here is kept as an error for the first cell to raise (an initializer
-    that raises only tells the driver that a worker died)."""
+def die_with_parent(parent: int, poll_s: float = 0.5) -> None:
+    """End this process as soon as the process ``parent`` (its parent's pid) ends, however it ends (kill -9
+    of a notebook's kernel, SIGTERM to make): on Linux the kernel sends it SIGKILL then
+    (``prctl(PR_SET_PDEATHSIG)``); everywhere, a daemon thread checks every ``poll_s`` seconds whether this
+    process was handed to another parent and exits if so.  Without this, workers of a killed run kept
+    computing (and holding their memory) for minutes."""
+    import signal
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no prctl: the thread below does it
+            pass
+    if os.getppid() != parent:  # the parent ended before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="xaibench-parent-watch", daemon=True).start()
+
+
+def _pool_init(fn: bytes, env: dict[str, str], parent: int | None = None) -> None:
+    """A ``processes`` worker's start: it ends with the driver (``parent``: :func:`die_with_parent`), the cell
+    function (cloudpickled by the driver), the driver's environment.  A function that does not unpickle here
+    is kept as an error for the first cell to raise (an initializer that raises only tells the driver that a
+    worker died)."""
     import cloudpickle
 
     global _POOL_FN, _POOL_ERR
+    if parent is not None:
+        die_with_parent(parent)
     _enter(env)
     try:
         _POOL_FN = cloudpickle.loads(fn)
@@ -231,7 +265,7 @@ class Executor:
 
         n = min(self.n_workers(cell_threads), len(items))
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_init,
-                                 initargs=(cloudpickle.dumps(fn), worker_env())) as pool:
+                                 initargs=(cloudpickle.dumps(fn), worker_env(), os.getpid())) as pool:
             with _spawn_env(wait_policy(n, cell_threads)):  # the workers start as the cells are submitted
                 futures = {pool.submit(_pool_call, cloudpickle.dumps(item)): i for i, item in enumerate(items)}
             try:

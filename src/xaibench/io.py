@@ -48,8 +48,28 @@ def atomic_path(dest: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary folder next to ``dest``; swap it in for ``dest`` only on success."""
+def file_lock(path: str | os.PathLike, shared: bool = False) -> Iterator[None]:
+    """Hold an advisory lock (``flock``) on ``path`` -- a folder, or a file created when missing -- between
+    processes: exclusive, or ``shared`` (many holders at once, none while an exclusive one is held).
+    Blocks until it is granted."""
+    import fcntl
+
+    path = Path(path)
+    fd = os.open(path, os.O_RDONLY) if path.is_dir() else os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_dir(dest: str | os.PathLike, swap_lock: Callable[[], Any] | None = None) -> Iterator[Path]:
+    """Yield a temporary folder next to ``dest``; swap it in for ``dest`` only on success (inside the context
+    manager ``swap_lock()`` when given, e.g. a :func:`file_lock` that readers of ``dest`` share, so that two
+    writers of ``dest`` swap one after the other and no reader sees ``dest`` half swapped)."""
     import shutil
 
     dest = Path(dest)
@@ -57,18 +77,25 @@ def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
     try:
         yield tmp
-        if dest.exists():
-            old = dest.with_name(f".{dest.name}.old")
-            if old.exists():
-                shutil.rmtree(old)
-            os.replace(dest, old)
-            os.replace(tmp, dest)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, dest)
+        with swap_lock() if swap_lock is not None else contextlib.nullcontext():
+            _swap_in(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _swap_in(tmp: Path, dest: Path) -> None:
+    import shutil
+
+    if dest.exists():
+        old = dest.with_name(f".{dest.name}.old")
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(dest, old)
+        os.replace(tmp, dest)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, dest)
 
 
 def _umask() -> int:

@@ -164,6 +164,60 @@ def finalize(tmp: str | os.PathLike, dest: str | os.PathLike) -> Path:
     return dest
 
 
+class ReportBusy(RuntimeError):
+    """Another live make run is making the same report."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def claim_report(report: str | os.PathLike, claim: str | os.PathLike, owner: int) -> None:
+    """Record in the file ``claim`` that the make run ``owner`` (its process id) makes ``report``, or raise
+    :class:`ReportBusy` naming the live run that already does (two runs of one report wrote one temporary
+    notebook, and the second died with a traceback).  A claim whose owner has ended (a make that failed or
+    was killed) is taken over; :func:`release_report` removes it when the report is in place."""
+    import datetime
+
+    from .io import file_lock, write_json
+
+    claim = Path(claim)
+    claim.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(claim.parent):
+        try:
+            held = json.loads(claim.read_text(encoding="utf-8"))
+            pid = int(held["owner"])
+        except (OSError, ValueError, KeyError, TypeError):
+            held, pid = None, None
+        if held is not None and pid != owner and _alive(pid):
+            raise ReportBusy(f"{report} is being made by another make run (process {pid}, since "
+                             f"{held.get('since', '?')}): wait for it to finish, or stop it (kill {pid}) and run "
+                             "make again")
+        write_json(claim, {"report": str(report), "owner": owner,
+                           "since": datetime.datetime.now().isoformat(timespec="seconds")})
+
+
+def release_report(claim: str | os.PathLike, owner: int) -> None:
+    """Remove the claim file ``claim`` if the make run ``owner`` holds it."""
+    from .io import file_lock
+
+    claim = Path(claim)
+    if not claim.parent.is_dir():
+        return
+    with file_lock(claim.parent):
+        try:
+            if int(json.loads(claim.read_text(encoding="utf-8"))["owner"]) == owner:
+                claim.unlink()
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+
+
 CLAIMS_TAG = "claims"
 INJECTED_TAG = "injected-parameters"
 IMPORT_LINE = re.compile(r"^\s*(from\s+xaibench[\w.]*\s+import\s|import\s+xaibench)")
@@ -415,7 +469,7 @@ MAKE_PARAMS = ("PROFILE", "SEEDS", "INCLUSIVE_SEEDS", "ATTR_GT_SEEDS", "MODEL", 
 
 def check_make_param(name: str, value: str) -> None:
     """Raise a ``ValueError`` naming ``name``, ``value`` and what is allowed when a run cannot use it."""
-    from .config import check_profile, parse_seeds, positive_int
+    from .config import check_profile, check_unique, parse_seeds, positive_int
     from .data.cebab import check_tasks
     from .device import check_device, check_threads
     from .models.zoo import check_model
@@ -431,6 +485,7 @@ def check_make_param(name: str, value: str) -> None:
     elif name == "MODELS":
         if not value.split():
             raise ValueError(f"{name}={value!r} names no model: use e.g. {name}=\"minilm lstm\"")
+        check_unique(value.split(), name, value)
         for m in value.split():
             check_model(m, name)
     elif name == "TASKS":
@@ -468,6 +523,49 @@ def check_make_param(name: str, value: str) -> None:
         raise ValueError(f"unknown parameter {name}; known: {', '.join(MAKE_PARAMS)}")
 
 
+#: variables a command line may set that the Makefile reads without defining them
+MAKE_ENVIRONMENT = ("HF_HUB_OFFLINE", "TOKENIZERS_PARALLELISM", "OMP_WAIT_POLICY", "JUPYTER_PATH", "PYTHONHASHSEED",
+                    "XAIBENCH_HOME", "XAIBENCH_QUIET", "XAIBENCH_MAKE_RUN", "XAIBENCH_MAKE_COLD", "SHELL", "MAKEFLAGS")
+
+
+def makefile_variables(makefile: str | os.PathLike) -> tuple[list[str], set[str]]:
+    """``(documented, defined)``: the parameters a Makefile documents (``#: NAME -- text`` lines, in order) and
+    every variable it defines (``NAME =``, ``:=``, ``?=``, ``+=``, ``define NAME``, also after ``export`` or
+    ``override``)."""
+    import re
+
+    text = Path(makefile).read_text(encoding="utf-8")
+    documented = list(dict.fromkeys(re.findall(r"^#: ([A-Za-z_][A-Za-z0-9_]*) -- ", text, flags=re.M)))
+    defined = set(re.findall(r"^[ \t]*(?:(?:export|override)[ \t]+)*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::{1,3}=|\?=|\+=|!=|=)",
+                             text, flags=re.M))
+    defined |= set(re.findall(r"^[ \t]*(?:(?:export|override)[ \t]+)*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", text,
+                              flags=re.M))
+    return documented, defined
+
+
+def check_command_line(names: list[str], makefile: str | os.PathLike) -> list[str]:
+    """The error message of each variable set on make's command line (``names``) that the Makefile does not
+    know but that is close to one of its documented parameters (``SEED=43`` for ``SEEDS``, ``seeds`` for
+    ``SEEDS``): make would run with that parameter's default without a word.  Names far from every parameter
+    are left alone (a command line may set variables for other purposes)."""
+    import difflib
+
+    documented, defined = makefile_variables(makefile)
+    known = set(documented) | defined | set(MAKE_ENVIRONMENT)
+    errors = []
+    for name in dict.fromkeys(names):
+        if name in known or name.startswith("NB_PARAMS_"):
+            continue
+        upper = {p.upper(): p for p in documented}
+        close = [upper[name.upper()]] if name.upper() in upper else difflib.get_close_matches(
+            name, documented, n=1, cutoff=0.75)
+        if close:
+            errors.append(f"{name} is not a parameter of the Makefile: did you mean {close[0]}? make would run "
+                          f"with the default {close[0]} and ignore {name} (make help lists the parameters; names "
+                          "are case-sensitive)")
+    return errors
+
+
 def check_make_params(values: dict[str, str]) -> list[str]:
     """The error message of every bad value in ``values`` (``{NAME: value}``; empty list: all good)."""
     errors = []
@@ -485,6 +583,13 @@ def main(argv: list[str] | None = None) -> None:
     fin = sub.add_parser("finalize", help="clean papermill's output TMP and move it to DEST")
     fin.add_argument("tmp")
     fin.add_argument("dest")
+    fin.add_argument("--release", metavar="CLAIM", help="then remove the claim file CLAIM of --owner")
+    fin.add_argument("--owner", type=int, help="the process id of the make run that claimed DEST")
+    cla = sub.add_parser("claim", help="claim REPORT for the make run --owner (fails, naming the run, while "
+                                       "another live run makes it)")
+    cla.add_argument("report")
+    cla.add_argument("claim", help="the claim file")
+    cla.add_argument("--owner", type=int, required=True, help="the process id of the make run")
     sy = sub.add_parser("sync", help="carry prose, import-only and claims-cell edits of notebooks into their "
                                       "committed reports (refuses other code changes)")
     sy.add_argument("reports", nargs="+", help="reports/full/NB.ipynb (the notebook is notebooks/NB.ipynb)")
@@ -500,9 +605,20 @@ def main(argv: list[str] | None = None) -> None:
     pa.add_argument("-p", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"), dest="params")
     ch = sub.add_parser("check", help="check Make parameters (NAME=value ...) before any run")
     ch.add_argument("assignments", nargs="*", metavar="NAME=value")
+    ch.add_argument("--command-line", default="", metavar="NAMES",
+                    help="the variables set on make's command line: a name close to a parameter is refused")
+    ch.add_argument("--makefile", default=None, help="the Makefile whose parameters --command-line is checked "
+                                                     "against (default: the project's)")
     args = ap.parse_args(argv)
     if args.cmd == "finalize":
         print(f"wrote {finalize(args.tmp, args.dest)}")
+        if args.release:
+            release_report(args.release, args.owner)
+    elif args.cmd == "claim":
+        try:
+            claim_report(args.report, args.claim, args.owner)
+        except ReportBusy as err:
+            raise SystemExit(f"error: {err}") from None
     elif args.cmd == "sync":
         root = paths.project_root()
         for r in args.reports:
@@ -527,6 +643,9 @@ def main(argv: list[str] | None = None) -> None:
         if bad:
             ap.error(f"check takes NAME=value arguments, got {bad[0]!r}")
         errors = check_make_params({k: v for k, _, v in pairs})
+        if args.command_line.strip():
+            errors = check_command_line(args.command_line.split(),
+                                        args.makefile or paths.project_root() / "Makefile") + errors
         if errors:
             raise SystemExit("\n".join(f"error: {e}" for e in errors))
 

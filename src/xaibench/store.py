@@ -104,7 +104,7 @@ class ResultStore:
         if not parts:
             raise ValueError("a store entry needs at least one part")
         dest = self.path(config)
-        with io.atomic_dir(dest) as tmp:
+        with io.atomic_dir(dest, swap_lock=self._lock) as tmp:
             listing = {}
             for name, value in parts.items():
                 if not name.replace("_", "").replace("-", "").isalnum():
@@ -138,18 +138,44 @@ class ResultStore:
                 continue
         return [c for _, c in sorted(found, key=lambda t: t[0])]
 
-    def load(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The entry's parts, or ``None`` when it is absent or damaged (then deleted, with a warning)."""
-        dest = self.path(config)
-        if not dest.exists():
-            return None
+    def _lock(self, shared: bool = False):
+        """A lock on the store's folder between processes: writers hold it (exclusive) only while they swap a
+        finished entry into place, readers (shared) while they read one; a folder that cannot be opened
+        (a read-only copy) is read without it."""
         try:
-            return self._read(dest, config)
-        except Exception as err:  # noqa: BLE001 - any damage means: recompute
-            warnings.warn(f"result store entry {dest} is damaged ({err}); it is removed and recomputed",
-                          RuntimeWarning, stacklevel=2)
-            shutil.rmtree(dest, ignore_errors=True)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            return io.file_lock(self.folder, shared=shared)
+        except OSError:
+            import contextlib
+
+            return contextlib.nullcontext()
+
+    def load(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The entry's parts, or ``None`` when it is absent or damaged (then deleted, with a warning).
+
+        Reading shares a lock with the other readers that no writer's swap can enter, so an entry being
+        replaced by another process is read before or after, never half swapped; an entry that reads as
+        damaged is read again under the writers' lock before it is deleted."""
+        dest = self.path(config)
+        if not self.folder.is_dir():
             return None
+        with self._lock(shared=True):
+            if not dest.exists():
+                return None
+            try:
+                return self._read(dest, config)
+            except Exception:  # noqa: BLE001 - checked again below, alone
+                pass
+        with self._lock():
+            if not dest.exists():
+                return None
+            try:
+                return self._read(dest, config)
+            except Exception as err:  # noqa: BLE001 - any damage means: recompute
+                warnings.warn(f"result store entry {dest} is damaged ({err}); it is removed and recomputed",
+                              RuntimeWarning, stacklevel=2)
+                shutil.rmtree(dest, ignore_errors=True)
+                return None
 
     def _read(self, dest: Path, config: Mapping[str, Any]) -> dict[str, Any]:
         mpath = dest / MANIFEST

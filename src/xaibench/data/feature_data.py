@@ -66,6 +66,30 @@ class FeatureSpec:
     def n_features(self) -> int:
         return len(self.feature_names)
 
+    def check_ids(self, X: Any, what: str = "X") -> np.ndarray:
+        """``X`` as an ``(n, n_features)`` int64 array of ids each valid in its slot: ``0`` (padding / deleted)
+        or, for a tabular feature ``j``, one of its own value ids (:meth:`candidates`), for a text slot a
+        vocabulary id.  Anything else -- a negative id (numpy would wrap it to the table's end), an id past
+        the vocabulary, another feature's value -- raises a ``ValueError`` naming the first bad id and its slot."""
+        a = np.asarray(X)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"{what} must hold integer ids; got dtype {a.dtype}")
+        if a.ndim != 2 or a.shape[1] != self.n_features:
+            raise ValueError(f"{what} must be rows of {self.n_features} ids (one per feature); got shape {a.shape}")
+        a = a.astype(np.int64, copy=False)
+        if self.kind == "tabular":
+            card = np.asarray([len(v) for v in self.values], dtype=np.int64)
+            lo, hi = self.offsets, self.offsets + card
+        else:
+            lo, hi = np.ones(self.n_features, np.int64), np.full(self.n_features, self.n_ids, np.int64)
+        bad = (a != PAD_ID) & ((a < lo) | (a >= hi))
+        if bad.any():
+            r, j = (int(v) for v in np.argwhere(bad)[0])
+            raise ValueError(f"{what}: id {int(a[r, j])} in row {r}, slot {j} ({self.feature_names[j]}) is not an id of "
+                             f"that slot; use {PAD_ID} (none) or an id in [{int(lo[j])}, {int(hi[j]) - 1}] "
+                             f"({int(bad.sum())} bad id(s) in all)")
+        return a
+
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "feature_names": list(self.feature_names), "values": self.values,
                 "vocab": self.vocab}

@@ -34,7 +34,6 @@ counts) is checked.  The loaders accept both forms (e.g. Adult with or without t
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import gzip
 import hashlib
 import json
@@ -461,14 +460,8 @@ def _raw_lock() -> Iterator[None]:
     """Serialise fetches between processes (flock on the ``data/raw`` folder itself)."""
     raw = paths.raw_dir()
     raw.mkdir(parents=True, exist_ok=True)
-    fd = os.open(raw, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with io.file_lock(raw):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def _safe_member(name: str, strip: str, keep: tuple[str, ...]) -> str | None:

@@ -234,11 +234,23 @@ def _read_adult_file(path: Path, split: str) -> list[tuple]:
     rows = []
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
+            if lineno == 1 and line.startswith("\ufeff"):
+                raise DataError(
+                    f"{path}:1 starts with a UTF-8 byte-order mark (BOM), which the UCI files do not have (an "
+                    "editor or spreadsheet saved it). Fix: save it as plain UTF-8 without BOM, or fetch the "
+                    "original again (`python -m xaibench.data fetch adult --force`).")
             line = line.strip()
             # blank lines; UCI's "|1x3 Cross validator" first line of adult.test; the mirror's header
             if not line or line.startswith("|") or line.startswith("age,"):
                 continue
             fields = [f.strip() for f in line.split(",")]
+            if not fields[0].isdigit():
+                what = "a header row" if len(fields) == 15 else "not a data row"
+                raise DataError(
+                    f"{path}:{lineno} looks like {what}: its first field {fields[0][:40]!r} is not an age (a data "
+                    "row starts with the age, e.g. '39, State-gov, ...'; the only header read is one starting "
+                    "'age,'). Fix: remove the line, or fetch the original again "
+                    "(`python -m xaibench.data fetch adult --force`).")
             if len(fields) != 15:
                 raise DataError(
                     f"{path}:{lineno} has {len(fields)} comma-separated fields, expected 15. "

@@ -94,7 +94,10 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
         """Attention ``a_t`` over each text's tokens (aligned with :meth:`tokens`), batched."""
         import torch
 
+        from ..checks import check_texts
+
         self._require()
+        texts = check_texts(texts, nonempty=True)
         out: list[np.ndarray | None] = [None] * len(texts)
         self.module.eval()
         with torch.inference_mode():
@@ -120,8 +123,12 @@ class AttentionBiLSTMClassifier(VocabTorchClassifier):
 
         from ..progress import progress
 
+        from ..checks import check_texts
+
         if dev_texts is None:
             raise ValueError("the attention model stops on validation accuracy: pass dev_texts/dev_labels")
+        check_texts(texts, nonempty=True)
+        check_texts(dev_texts, "dev_texts", nonempty=True)
         self.vocab = Vocab.build(texts, max_size=self.max_vocab)
         emb, found = glove_vectors(self.vocab.itos, seed=self.seed)
         self._make_module(emb)

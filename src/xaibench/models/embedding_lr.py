@@ -117,6 +117,9 @@ class EmbeddingLR(TorchTextClassifier):
         """Adam on the cross-entropy, mini-batches, early stopping on dev accuracy."""
         import torch
 
+        X = self.spec.check_ids(X)
+        if X_dev is not None:
+            X_dev = self.spec.check_ids(X_dev, "X_dev")
         torch.manual_seed(self.seed)
         rng = np.random.default_rng(self.seed)
         params = [p for p in self.module.parameters() if p.requires_grad]
@@ -177,12 +180,12 @@ class EmbeddingLR(TorchTextClassifier):
         return self._table64
 
     def embed_ids(self, X: np.ndarray) -> np.ndarray:
-        """``(n, M, d)`` embeddings of the ids."""
-        return self._table()[np.asarray(X, dtype=np.int64)]
+        """``(n, M, d)`` embeddings of the ids (each valid in its slot: :meth:`FeatureSpec.check_ids`)."""
+        return self._table()[self.spec.check_ids(X)]
 
     def contributions(self, X: np.ndarray) -> np.ndarray:
         """``(n, M)``: ``w_j . e(x_j)``, each feature's additive share of the logit ``z``."""
-        X = np.asarray(X, dtype=np.int64)
+        X = self.spec.check_ids(X)
         if getattr(self, "_share", None) is None or self._table64 is None:
             self._share = self._w64_share()     # (M, n_ids): w_j . e(id) for every feature and id
         return self._share[np.arange(X.shape[1])[None, :], X]

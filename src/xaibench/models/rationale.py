@@ -184,9 +184,9 @@ class RationaleModel:
         from ..progress import progress
         from ..utils import set_seed
 
-        texts = check_texts(texts)
+        texts = check_texts(texts, nonempty=True)
         labels = check_labels(labels, n=len(texts))
-        dev_texts = check_texts(dev_texts, "dev_texts")
+        dev_texts = check_texts(dev_texts, "dev_texts", nonempty=True)
         dev_labels = check_labels(dev_labels, n_classes=int(labels.max()) + 1, n=len(dev_texts), what="dev_labels",
                                   texts_name="dev_texts")
         set_seed(self.seed)
@@ -228,7 +228,7 @@ class RationaleModel:
 
         if self.module is None:
             raise RuntimeError("the rationale model is not trained yet: call fit(texts, labels, dev_texts, dev_labels)")
-        texts = check_texts(texts)
+        texts = check_texts(texts, nonempty=True)
         if not texts:
             raise ValueError("texts is empty; pass at least one text")
         self.module.eval()

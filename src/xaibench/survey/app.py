@@ -3,9 +3,12 @@
 Flow: ``/`` asks for a participant id -> ``/q`` shows the participant's next unanswered question
 (one at a time, answer scale as radio buttons, like the paper's screenshots) -> ``POST /answer``
 stores it and redirects back to ``/q`` -> ``/done`` thanks the participant and shows a completion
-code.  The participant id lives in a cookie; entering the same id again (other browser, next day)
-resumes where that participant stopped, because the question order is a deterministic function of
-the study seed and the participant id and answered questions are looked up in SQLite.
+code.  Starting gives the participant a random token (:meth:`ResponseStore.register`), kept in a
+cookie beside the participant id and shown on every question page as the *resume code*: a request acts
+as a participant only with that token, so knowing someone's id does not let anyone read or change
+their answers.  Entering the same id with the resume code (other browser, next day) resumes where
+that participant stopped, because the question order is a deterministic function of the study seed
+and the participant id and answered questions are looked up in SQLite.
 
 Every piece of study text is HTML-escaped, and pages are served with a Content-Security-Policy
 that forbids scripts (the app needs none).
@@ -32,6 +35,7 @@ from ..evaluation.human_grounded.study import Question, Study, StudyError
 from .storage import ResponseStore
 
 COOKIE = "xaibench_pid"
+TOKEN_COOKIE = "xaibench_token"
 PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"style.css": "text/css; charset=utf-8"}
@@ -116,12 +120,14 @@ class SurveyApp:
         return self._send(start_response, status, page.encode("utf-8"), "text/html; charset=utf-8", headers)
 
     def _redirect(self, start_response: StartResponse, location: str, pid: str | None = None,
-                  clear_cookie: bool = False) -> list[bytes]:
+                  token: str | None = None, clear_cookie: bool = False) -> list[bytes]:
         headers = [("Location", location)]
         if pid is not None:
             headers.append(("Set-Cookie", f"{COOKIE}={quote(pid)}; Path=/; HttpOnly; SameSite=Lax"))
+            headers.append(("Set-Cookie", f"{TOKEN_COOKIE}={quote(token or '')}; Path=/; HttpOnly; SameSite=Lax"))
         if clear_cookie:
-            headers.append(("Set-Cookie", f"{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"))
+            for name in (COOKIE, TOKEN_COOKIE):
+                headers.append(("Set-Cookie", f"{name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"))
         return self._send(start_response, HTTPStatus.SEE_OTHER, b"", "text/plain; charset=utf-8", headers)
 
     def _error(self, start_response: StartResponse, status: HTTPStatus, message: str) -> list[bytes]:
@@ -152,18 +158,29 @@ class SurveyApp:
         return {k: v[0] for k, v in parsed.items()}
 
     @staticmethod
-    def _participant(environ: dict) -> str | None:
+    def _cookies(environ: dict) -> tuple[str | None, str | None]:
+        """The participant id and token the request's cookies name (not checked)."""
+        from urllib.parse import unquote
+
         cookie = SimpleCookie()
         try:
             cookie.load(environ.get("HTTP_COOKIE", ""))
         except CookieError:
-            return None
-        if COOKIE not in cookie:
-            return None
-        from urllib.parse import unquote
+            return None, None
+        pid = unquote(cookie[COOKIE].value) if COOKIE in cookie else None
+        token = unquote(cookie[TOKEN_COOKIE].value) if TOKEN_COOKIE in cookie else None
+        return (pid if pid and PARTICIPANT_RE.match(pid) else None), token
 
-        pid = unquote(cookie[COOKIE].value)
-        return pid if PARTICIPANT_RE.match(pid) else None
+    def _participant(self, environ: dict) -> str | None:
+        """The participant the request acts as: the id of its cookie, when its token cookie is that
+        participant's token; else ``None``."""
+        pid, token = self._cookies(environ)
+        if pid is None or not self.store.check_token(self.study.study_id, pid, token):
+            return None
+        return pid
+
+    def _token(self, environ: dict) -> str:
+        return self._cookies(environ)[1] or ""
 
     # ------------------------------------------------------------------ state
     def _progress(self, pid: str) -> tuple[list[str], dict[str, str]]:
@@ -198,8 +215,11 @@ class SurveyApp:
             "<label for=\"participant_id\">Participant ID</label> "
             "<input type=\"text\" id=\"participant_id\" name=\"participant_id\" required maxlength=\"64\" "
             "pattern=\"[A-Za-z0-9][A-Za-z0-9._@\\-]*\" autocomplete=\"off\"> "
+            "<label for=\"resume_code\">Resume code (when you continue)</label> "
+            "<input type=\"text\" id=\"resume_code\" name=\"resume_code\" maxlength=\"32\" autocomplete=\"off\"> "
             "<button type=\"submit\" id=\"start\">Start</button></form>"
-            "<p class=\"hint\">Letters, digits, '.', '_', '@' and '-' only (at most 64 characters).</p>"
+            "<p class=\"hint\">Letters, digits, '.', '_', '@' and '-' only (at most 64 characters). To continue "
+            "in another browser, enter the resume code shown on your question pages as well.</p>"
         )
         return self._html(start_response, s.title, "".join(parts), status)
 
@@ -216,26 +236,39 @@ class SurveyApp:
                                     error="Please enter a participant ID of 1-64 letters, digits, '.', "
                                           "'_', '@' or '-' (starting with a letter or digit).",
                                     status=HTTPStatus.BAD_REQUEST)
-        self.store.register(self.study.study_id, pid)
-        return self._redirect(start_response, "/q", pid=pid)
+        token = self.store.register(self.study.study_id, pid)
+        if token is None:  # started before: only with that participant's token
+            pid_cookie, token_cookie = self._cookies(environ)
+            given = form.get("resume_code", "").strip()
+            token = next((t for t in (given, token_cookie if pid_cookie == pid else None)
+                          if t and self.store.check_token(self.study.study_id, pid, t)), None)
+            if token is None:
+                return self._start_page(environ, start_response,
+                                        error=f"Participant ID {pid} has already started this survey. To continue, "
+                                              "enter it together with the resume code shown on your question "
+                                              "pages." + (" That resume code is not right." if given else ""),
+                                        status=HTTPStatus.FORBIDDEN)
+        return self._redirect(start_response, "/q", pid=pid, token=token)
 
     def _question_page(self, environ: dict, start_response: StartResponse) -> list[bytes]:
         pid = self._participant(environ)
-        if pid is None or not self.store.is_registered(self.study.study_id, pid):
+        if pid is None:
             return self._redirect(start_response, "/")
         nxt = self._next_question(pid)
         if nxt is None:
             return self._redirect(start_response, "/done")
         index, q = nxt
         body = (f"<p class=\"who\">Participant <strong>{e(pid)}</strong> · "
-                "<a href=\"/logout\">not you?</a></p>"
+                "<a href=\"/logout\">not you?</a> · resume code "
+                f"<code id=\"resume-code\">{e(self._token(environ))}</code> (with your ID, it lets you continue "
+                "in another browser; keep it to yourself)</p>"
                 f"<h2 id=\"progress\">Question {index + 1} out of {len(self.study.questions)}</h2>"
                 + render_question(q, self.study.model_labels))
         return self._html(start_response, f"Question {index + 1}", body)
 
     def _answer(self, environ: dict, start_response: StartResponse) -> list[bytes]:
-        pid = self._participant(environ)
-        if pid is None:
+        claimed = self._cookies(environ)[0]
+        if claimed is None:
             return self._redirect(start_response, "/")
         try:
             form = self._form(environ)
@@ -243,10 +276,11 @@ class SurveyApp:
             return self._error(start_response, HTTPStatus.BAD_REQUEST, "The form arrived incomplete; please send it again.")
         except StudyError:
             return self._error(start_response, HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The form is too large.")
-        if not self.store.is_registered(self.study.study_id, pid):
+        pid = self._participant(environ)
+        if pid is None:
             return self._error(start_response, HTTPStatus.FORBIDDEN,
-                               "This participant has not started the survey; enter your participant ID "
-                               "on the start page first.")
+                               "This browser has not started the survey as this participant; enter your "
+                               "participant ID (and, to continue, your resume code) on the start page first.")
         qid = form.get("question_id", "")
         q = self._by_id.get(qid)
         if q is None:

@@ -7,9 +7,16 @@ store can be shared by the threads of the web server.
 
 Beside the database lives ``<db>.secret``, a random key generated once (mode 0600) that signs
 the participants' completion codes, so nobody without the server's files can forge one.
+
+Each participant gets a random token when they start (:meth:`ResponseStore.register`): the browser keeps
+it in a cookie and the participant sees it as their resume code.  Only its SHA-256 is stored, and
+only a request that brings it may act as that participant (:meth:`ResponseStore.check_token`), so knowing
+a participant id is not enough to change that participant's answers.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import secrets
 import sqlite3
@@ -36,9 +43,23 @@ CREATE TABLE IF NOT EXISTS participants (
     study_id       TEXT NOT NULL,
     participant_id TEXT NOT NULL,
     started_at     TEXT NOT NULL,
+    token_sha256   TEXT,
     PRIMARY KEY (study_id, participant_id)
 );
 """
+
+
+def new_token() -> str:
+    """A participant token: 80 random bits as 16 letters and digits in groups of four (``ABCD-EFGH-...``)."""
+    import base64
+
+    raw = base64.b32encode(secrets.token_bytes(10)).decode()
+    return "-".join(raw[i:i + 4] for i in range(0, 16, 4))
+
+
+def _token_digest(token: str) -> str:
+    norm = "".join(token.split()).replace("-", "").upper()
+    return hashlib.sha256(norm.encode()).hexdigest()
 
 
 def _now() -> str:
@@ -59,6 +80,8 @@ class ResponseStore:
             con.executescript(_SCHEMA)
             if "changes" not in {r[1] for r in con.execute("PRAGMA table_info(responses)")}:  # older files
                 con.execute("ALTER TABLE responses ADD COLUMN changes INTEGER NOT NULL DEFAULT 0")
+            if "token_sha256" not in {r[1] for r in con.execute("PRAGMA table_info(participants)")}:
+                con.execute("ALTER TABLE participants ADD COLUMN token_sha256 TEXT")
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=30, isolation_level=None)  # autocommit
@@ -66,14 +89,34 @@ class ResponseStore:
         return con
 
     # ---------------------------------------------------------------- writing
-    def register(self, study_id: str, participant_id: str) -> None:
-        """Remember when a participant started (no-op when they come back)."""
+    def register(self, study_id: str, participant_id: str) -> str | None:
+        """Start a participant: remember when, and return their new token (:func:`new_token`).  ``None`` when
+        the participant has started before (their token is theirs alone: :meth:`check_token`).  A participant
+        stored without a token (by an older server) gets one here, once."""
+        token = new_token()
         con = self._connect()
         try:
-            con.execute("INSERT OR IGNORE INTO participants VALUES (?, ?, ?)",
-                        (study_id, participant_id, _now()))
+            cur = con.execute("INSERT OR IGNORE INTO participants VALUES (?, ?, ?, ?)",
+                              (study_id, participant_id, _now(), _token_digest(token)))
+            if cur.rowcount != 1:
+                cur = con.execute("UPDATE participants SET token_sha256 = ? WHERE study_id = ? AND "
+                                  "participant_id = ? AND token_sha256 IS NULL",
+                                  (_token_digest(token), study_id, participant_id))
+            return token if cur.rowcount == 1 else None
         finally:
             con.close()
+
+    def check_token(self, study_id: str, participant_id: str, token: str | None) -> bool:
+        """Whether ``token`` is the token of this started participant (spaces, dashes and case ignored)."""
+        if not token:
+            return False
+        con = self._connect()
+        try:
+            row = con.execute("SELECT token_sha256 FROM participants WHERE study_id = ? AND participant_id = ?",
+                              (study_id, participant_id)).fetchone()
+        finally:
+            con.close()
+        return bool(row and row[0]) and hmac.compare_digest(row[0], _token_digest(token))
 
     def add_answer(self, study_id: str, participant_id: str, question_id: str, answer: str) -> bool:
         """Store an answer; a changed answer replaces the earlier one (the latest answer counts).

@@ -93,7 +93,9 @@ def check_tasks(tasks: Any, name: str = "TASKS") -> list[str]:
     if bad or not got:
         why = f"unknown task {bad[0]!r}" if bad else "no task given"
         raise ValueError(f"{name}={' '.join(got)!r}: {why}; use one or more of {' '.join(TASKS)}")
-    return got
+    from ...config import check_unique
+
+    return check_unique(got, name, " ".join(got))
 
 
 def task_of_classes(n_classes: int) -> str:

@@ -76,6 +76,31 @@ def hsv_shift(img: np.ndarray, channel: int, delta: np.ndarray, wrap: bool, wher
     return out
 
 
+def check_params(kind: str, params: dict) -> None:
+    """Refuse parameters under which a manipulation would change nothing or something else than it says: a
+    value that is not a finite number, a region that is inverted or of zero size (``top >= bottom``,
+    ``left >= right``), a radius <= 0, a negative blur, a noise rate outside (0, 1].  The message names the
+    manipulation, the parameter and what is accepted."""
+    import math
+
+    for key, v in params.items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
+                              or not math.isfinite(float(v))):
+            raise ValueError(f"{kind} manipulation: {key}={v!r} is not a finite number")
+    for lo, hi in (("top", "bottom"), ("left", "right")):
+        if lo in params and hi in params and not params[lo] < params[hi]:
+            raise ValueError(f"{kind} manipulation: the region {lo}={params[lo]!r}, {hi}={params[hi]!r} is "
+                             f"{'inverted' if params[lo] > params[hi] else 'of zero size'}; {lo} must be below {hi} "
+                             "(224-px units)")
+    if "radius" in params and not params["radius"] > 0:
+        raise ValueError(f"{kind} manipulation: radius={params['radius']!r}; the disc needs a radius > 0 (224-px units)")
+    if "blur_sigma" in params and params["blur_sigma"] < 0:
+        raise ValueError(f"{kind} manipulation: blur_sigma={params['blur_sigma']!r}; a blur needs sigma >= 0")
+    if "noise_p" in params and not 0 < params["noise_p"] <= 1:
+        raise ValueError(f"{kind} manipulation: noise_p={params['noise_p']!r} is a probability per pixel; use a "
+                         "value in (0, 1]")
+
+
 @dataclass
 class Manipulation:
     kind: str
@@ -84,6 +109,7 @@ class Manipulation:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"unknown manipulation {self.kind!r}; choose one of {KINDS}")
+        check_params(self.kind, self.params)
 
     # ----- geometry (224-px units scaled to the canvas) ------------------------------------------
     def _s(self, size: int, key: str) -> float:
@@ -124,6 +150,10 @@ class Manipulation:
         if img.shape != (size, size, 3):
             raise ValueError(f"manipulations expect a square RGB uint8 image, got shape {img.shape}")
         er = self.er(size)
+        if not er.any():
+            raise ValueError(f"{self.name()}: its effective region covers no pixel of a {size}-px image (given in "
+                             "224-px units, it lies outside the canvas or rounds to nothing); use a region inside "
+                             "0..224 that spans at least one pixel of the image")
         out = getattr(self, f"_{self.kind}")(img, size, rng, er)  # the HSV kinds convert only inside er
         return np.where(er[..., None], out, img)
 

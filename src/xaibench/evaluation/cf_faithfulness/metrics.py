@@ -98,6 +98,8 @@ def top_k(scores: np.ndarray, X: np.ndarray, k: int, selection: str = "supportin
     scores, X = check_finite(scores, "scores (the explainer's feature scores)"), np.asarray(X)
     if scores.shape != X.shape:
         raise ValueError(f"scores {scores.shape} and rows {X.shape} differ in shape")
+    if scores.ndim == 2 and k > scores.shape[1]:
+        raise ValueError(f"k={k} exceeds the {scores.shape[1]} features of each row; use k <= {scores.shape[1]}")
     real = X != PAD_ID
     if selection == "supporting":
         mag = np.where(real & (scores > 0), scores, -np.inf)

@@ -57,7 +57,12 @@ class FeatureExplainer(LocalExplainer):
             raise ValueError(f"expected id rows of shape (n, {self.model.spec.n_features}); got {X.shape}")
         if X.size and X.dtype.kind not in "iu":
             raise TypeError(f"X must hold integer feature-value ids; got dtype {X.dtype}")
-        X = X.astype(np.int64)
+        X = self.model.spec.check_ids(X.astype(np.int64))
+        empty = np.flatnonzero((X == PAD_ID).all(1)) if X.size else np.zeros(0, dtype=np.int64)
+        if len(empty):
+            raise ValueError(f"row {int(empty[0])} has no feature (every slot is padding: an empty text); there is "
+                             f"nothing to attribute, so {type(self).__name__} refuses it: drop such rows first "
+                             f"({len(empty)} of {len(X)})")
         if targets is None:
             t = self.model.proba_ids(X).argmax(1)
         else:
@@ -79,7 +84,7 @@ class FeatureExplainer(LocalExplainer):
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[Attribution]:
         from ...checks import check_texts
 
-        texts = check_texts(texts)
+        texts = check_texts(texts, nonempty=True)
         spec = self.model.spec if self.model is not None else None
         if spec is None:
             raise RuntimeError(f"{type(self).__name__} is not fitted: call .fit(model, train_ids) first")

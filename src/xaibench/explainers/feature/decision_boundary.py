@@ -49,7 +49,10 @@ class DecisionBoundaryExplainer(PerRowExplainer):
             E = self._unit_emb()
             sims = E @ E[wid]
             sims[[PAD_ID, UNK_ID, wid]] = -np.inf
-            self._neighbours[wid] = np.argpartition(-sims, self.top_n)[: self.top_n]
+            if len(sims) > self.top_n + 3:  # more candidates than top_n
+                self._neighbours[wid] = np.argpartition(-sims, self.top_n)[: self.top_n]
+            else:  # a vocabulary of top_n words or fewer: every other word
+                self._neighbours[wid] = np.flatnonzero(np.isfinite(sims))
         return self._neighbours[wid]
 
     def _unit_emb(self):
@@ -66,7 +69,7 @@ class DecisionBoundaryExplainer(PerRowExplainer):
         change = rng.random((n, len(pos))) < p
         for k, j in enumerate(pos):
             rows = np.flatnonzero(change[:, k])
-            if len(rows) and row[j] not in (PAD_ID, UNK_ID):
+            if len(rows) and row[j] not in (PAD_ID, UNK_ID) and len(self._neighbours_of(int(row[j]))):
                 P[rows, j] = rng.choice(self._neighbours_of(int(row[j])), size=len(rows))
         return P
 
