@@ -174,3 +174,31 @@ def test_image_store_key_omits_the_default_glyph_size():
     assert ir.ImageConfig.for_profile("full").watermark_font_px == 0    # the species-pair runs: unchanged
     with pytest.raises(ValueError, match="watermark_font_px"):
         ir.ImageConfig(watermark_font_px=-1)
+
+
+def test_variant_runs_train_the_first_runs_of_each_kind_again(monkeypatch):
+    """The paired experiments (glyphs, depth, width) train again the first ``first`` group runs of each kind of
+    ``only``: with 4 runs per kind, first=2 picks jobs 0, 1 (blur) and 4, 5 (brightness), seeded as in run_groups."""
+    from xaibench.evaluation.attribution_gt import image_runner as ir
+
+    assert ir.group_jobs_kinds(("blur", "brightness"), 2) == ["blur", "blur", "brightness", "brightness"]
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_run_cells(fn, cells, desc=""):
+        seen["seeds"] = [c[3] for c in cells]
+        raise Stop
+
+    monkeypatch.setattr("xaibench.executor.run_cells", fake_run_cells)
+    monkeypatch.setattr("xaibench.data.birds.load_classes", lambda names, size=None: {})
+    monkeypatch.setattr("xaibench.data.birds.all_classes", lambda: [f"s{i}" for i in range(40)])
+    monkeypatch.setattr(ir, "images_store", lambda: type("S", (), {"load": lambda self, c: None})())
+    cfg = ir.ImageConfig.groups("quick")
+    with pytest.raises(Stop):
+        ir.group_variant_runs(cfg, ("blur", "brightness", "hue"), 4, seed=10, only=("blur", "brightness"), first=2,
+                              widths=(8,))
+    assert seen["seeds"] == [10, 11, 14, 15]
+    with pytest.raises(ValueError, match="first"):
+        ir.group_variant_runs(cfg, ("blur",), 4, seed=10, only=("blur",), first=0, widths=(8,))

@@ -196,3 +196,12 @@ def test_stages_table_pairs_runs_and_states_receptive_fields():
     assert list(t["learned"]) == [True, True, False, False, True] and list(t["ours"]) == [0.98, 0.97, 0.94, 0.948, 0.96]
     small = stages_table({(2,): three, (2, 4): four}, canvas=112)
     assert list(small["n_params"]) == [144, 396, 144, 396]
+
+
+def test_saliency_runs_table_is_each_runs_mean_over_its_images():
+    attr = pd.DataFrame({"experiment": ["er-groups"] * 4, "manipulation": ["blur"] * 4, "method": ["gradient"] * 4,
+                         "label": [1, 1, 0, 0], "r": [0.5] * 4, "run": [3, 3, 3, 3], "attr_pct": [0.2, 0.4, 0.1, 0.3],
+                         "test_acc": [0.97] * 4, "er_size": [0.1] * 4})
+    t = at.saliency_runs_table(attr).set_index("class")
+    assert t.loc["positive", "ours"] == pytest.approx(0.3) and t.loc["negative", "ours"] == pytest.approx(0.2)
+    assert (t["n_images"] == 2).all() and t["learned"].all() and (t["run"] == 3).all()

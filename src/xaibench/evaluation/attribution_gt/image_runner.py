@@ -99,14 +99,16 @@ class ImageConfig:
         """The species-group protocol: 24 species per class (about 1,000 training / 100 validation /
         300 test images per class), 112-px canvas, stop at the first epoch with validation accuracy
         >= 0.97 (at most 40 epochs) and read the best validation checkpoint, watermark glyphs of the paper's 13 px (not scaled
-        down with the canvas: :func:`watermark_glyph_runs`); ``quick``: a tiny smoke version."""
+        down with the canvas: :func:`watermark_glyph_runs`), 50 explained test images per run (class-balanced); ``quick``:
+        a tiny smoke version."""
         if profile == "quick":
             base = dict(canvas=32, widths=(8, 16), epochs=2, group_size=3, n_train=60, n_val=10, n_test=20,
                         smoothgrad_samples=4, lime_samples=20, lime_segments=8, shap_samples=4, n_explain=4,
                         stop_val_acc=0.97, best_checkpoint=True, preresize=40, watermark_font_px=PAPER_GLYPH_PX)
         else:
             base = dict(canvas=112, widths=(16, 32, 64, 128), epochs=40, group_size=24, n_train=1000, n_val=100, n_test=300,
-                        stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX)
+                        stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX,
+                        n_explain=50)
         return cls(**{**base, **overrides})
 
 
@@ -378,19 +380,21 @@ class ImagePlan:
     r_values: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # Fig. 8 (paper: the same, 4 pairs)
     r_kinds: tuple[str, ...] = ("noise", "watermark")  # Fig. 8 (paper: all five)
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
-    group_runs_per_kind: int = 2                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
+    group_runs_per_kind: int = 4                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
     group_kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")  # ... for these manipulations
     # the group runs of these manipulations trained again with one stage less (the depth experiment)
     stage_kinds: tuple[str, ...] = ("blur", "brightness")
     # ... and the group runs of these trained with that shallower model's widths doubled (the deep model's parameters)
     width_kinds: tuple[str, ...] = ("brightness",)
+    # the paired experiments (watermark glyphs, depth, width) train again the first this many group runs of each kind
+    variant_runs_per_kind: int = 2
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImagePlan":
         if profile == "quick":
             return cls(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
                        kinds=("watermark",), group_runs_per_kind=1, group_kinds=("watermark",), stage_kinds=("watermark",),
-                       width_kinds=("watermark",))
+                       width_kinds=("watermark",), variant_runs_per_kind=1)
         return cls()
 
 
@@ -433,7 +437,7 @@ def _job_cell(cell: tuple, images: dict, cfg: ImageConfig) -> tuple[dict, pd.Dat
 
 #: the :class:`ImagePlan` fields of the species-group runs (:func:`run_groups`); the species-pair runs
 #: (:func:`run_images`) do not read them, so they are not part of a pair entry's key
-GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds", "stage_kinds", "width_kinds")
+GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds", "stage_kinds", "width_kinds", "variant_runs_per_kind")
 
 
 def pair_plan(plan: ImagePlan) -> dict:
@@ -506,7 +510,12 @@ def group_jobs(species, kinds, runs_per_kind: int, group_size: int, seed: int = 
 
     rng = np.random.default_rng(seed)
     return [("er-groups", species_groups(species, group_size, rng), mp.random_manipulation(kind, rng), 0.5, True)
-            for kind in kinds for _ in range(runs_per_kind)]
+            for kind in group_jobs_kinds(kinds, runs_per_kind)]
+
+
+def group_jobs_kinds(kinds, runs_per_kind: int) -> list[str]:
+    """The manipulation kind of each job of :func:`group_jobs`, in its order (kind by kind, ``runs_per_kind`` each)."""
+    return [kind for kind in kinds for _ in range(runs_per_kind)]
 
 
 #: the three tables of a :func:`run_groups` entry
@@ -547,25 +556,28 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
 
 
 def watermark_glyph_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 0, glyph_px: int = 0,
-                         force: bool = False) -> pd.DataFrame:
+                         force: bool = False, first: int | None = None) -> pd.DataFrame:
     """The watermark runs of :func:`run_groups` (the same jobs: species groups, rectangle, training seed) trained
     again with the glyph size ``glyph_px`` (``ImageConfig.watermark_font_px``; 0: the paper's fontsize scaled with
     the canvas): the paired experiment behind ``cfg.watermark_font_px``.  Only the runs table is kept (one row per
     run: ``run`` is the job's index in :func:`run_groups`, ``glyph_px`` the glyph height drawn); stored in
-    :func:`images_store`, keyed on the configuration."""
+    :func:`images_store`, keyed on the configuration.  ``first``: only the first this many runs of each kind (all: None)."""
     from dataclasses import replace
 
     other = replace(cfg, watermark_font_px=int(glyph_px))
-    config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-watermark-glyphs"}
-    return _variant_runs(cfg, other, kinds, runs_per_kind, seed, ("watermark",), config, "watermark glyph runs", force)
+    config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-watermark-glyphs",
+              **({"first": int(first)} if first is not None else {})}
+    return _variant_runs(cfg, other, kinds, runs_per_kind, seed, ("watermark",), config, "watermark glyph runs", force,
+                         first)
 
 
 def group_variant_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 0, only=("brightness",),
-                       force: bool = False, **overrides) -> pd.DataFrame:
+                       force: bool = False, first: int | None = None, **overrides) -> pd.DataFrame:
     """The runs of :func:`run_groups` whose manipulation is one of ``only`` (the same jobs: species groups,
     manipulation, training seed) trained again with the :class:`ImageConfig` fields ``overrides`` changed (e.g.
     ``widths``): a paired experiment.  Only the runs table is kept (``run``: the job's index in :func:`run_groups`);
-    stored in :func:`images_store`, keyed on the configuration."""
+    stored in :func:`images_store`, keyed on the configuration.  ``first``: only the first this many runs of each
+    kind (all: None)."""
     from dataclasses import replace
 
     if not overrides:
@@ -575,15 +587,20 @@ def group_variant_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 
                          "so the runs would no longer be paired; call run_groups with that configuration instead")
     other = replace(cfg, **overrides)
     config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-variant",
-              "only": sorted(only)}
+              "only": sorted(only), **({"first": int(first)} if first is not None else {})}
     return _variant_runs(cfg, other, kinds, runs_per_kind, seed, tuple(only), config, "species-group variant runs",
-                         force)
+                         force, first)
 
 
 def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: int, seed: int, only: tuple,
-                  config: dict, desc: str, force: bool) -> pd.DataFrame:
-    """The jobs of :func:`run_groups` (drawn with ``cfg``) whose manipulation is in ``only``, trained with ``other``;
-    their runs table, stored under ``config``, or read from a stored :func:`run_groups` entry of ``other``."""
+                  config: dict, desc: str, force: bool, first: int | None = None) -> pd.DataFrame:
+    """The jobs of :func:`run_groups` (drawn with ``cfg``) whose manipulation is in ``only`` (the first ``first`` of
+    each kind; all: None), trained with ``other``; their runs table, stored under ``config``, or read from a stored
+    :func:`run_groups` entry of ``other``."""
+    if first is not None and first < 1:
+        raise ValueError(f"first={first!r} must be >= 1 (or None: every run of each kind)")
+    wanted = [k for k, job in enumerate(group_jobs_kinds(kinds, runs_per_kind))
+              if job in only and (first is None or k % runs_per_kind < first)]
     from ...data.birds import all_classes, load_classes
     from ...executor import run_cells
 
@@ -596,9 +613,9 @@ def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: in
         whole = store.load(groups_config(other, kinds, runs_per_kind, seed))
         if whole is not None:
             runs = whole["images_groups_runs"]
-            return runs[runs["manipulation"].isin(only)].drop(columns="config", errors="ignore").reset_index(drop=True)
+            return runs[runs["run"].isin(wanted)].drop(columns="config", errors="ignore").reset_index(drop=True)
     jobs = [(k, job) for k, job in enumerate(group_jobs(all_classes(), kinds, runs_per_kind, cfg.group_size, seed))
-            if job[2].kind in only]
+            if k in wanted]
     if not jobs:
         raise ValueError(f"kinds={tuple(kinds)!r} has no {' or '.join(only)} runs to train again")
     images = load_classes(sorted({c for _, (_, pair, *_) in jobs for g in pair for c in g}), size=other.preresize or None)

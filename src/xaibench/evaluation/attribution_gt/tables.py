@@ -159,6 +159,20 @@ def saliency_per_run(attr: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.D
     return per_run
 
 
+def saliency_runs_table(attr: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
+    """:func:`saliency_per_run` as a tidy table (``ours`` = the run's mean Attr% over its explained images; no
+    ``ours_std`` or ``paper``), with the number of images each mean is over (``n_images``)."""
+    per_run = saliency_per_run(attr, threshold)
+    keys = ["group", "level", "manipulation", "method", "class", "r", "run"]
+    n = attr.assign(**{"class": np.where(attr.label == 1, "positive", "negative"),
+                       "group": experiment_group(attr.experiment), "level": visibility_level(attr.experiment)})
+    n = n.groupby(keys, as_index=False, dropna=False).size().rename(columns={"size": "n_images"})
+    out = per_run.merge(n, on=keys, how="left").rename(columns={"attr_pct": "ours"})
+    out = out.assign(metric="attr_pct", ours_std=np.nan, paper=np.nan, lower_is_better=False)
+    return out[["group", "metric", "manipulation", "method", "class", "r", "level", "run", "ours", "ours_std", "paper",
+                "n_images", "test_acc", "er_size", "learned", "lower_is_better"]]
+
+
 def saliency_table(runs: pd.DataFrame, attr: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
     """Attr% on the joint ER per experiment group, visibility level (NaN outside the visibility runs),
     manipulation, method, class and r: ``ours`` (± std) over all runs, ``n_learned`` of ``n_runs`` runs with
