@@ -278,8 +278,11 @@ test-browser: browser-deps $(STAMP) ## run only the headless-browser survey test
 
 # ---- housekeeping ---------------------------------------------------------------------------
 .PHONY: lab help clean-reports
+# Jupyter refuses to run as root unless given --allow-root: passed only when make runs as root (the
+# effective user id, overridable on the command line: make -n lab EFFECTIVE_UID=1000)
+EFFECTIVE_UID := $(shell id -u)
 lab: $(STAMP) ## open JupyterLab on the notebooks with the project's kernel (.venv)
-	$(PY) -m jupyter lab --notebook-dir=notebooks
+	$(PY) -m jupyter lab --notebook-dir=notebooks$(if $(filter 0,$(EFFECTIVE_UID)), --allow-root)
 
 # every `#: NAME -- text` line above documents a parameter; help prints it with its value
 PARAMS := $(shell sed -nE 's/^#: ([A-Z_]+) -- .*/\1/p' $(MAKEFILE_LIST))

@@ -133,6 +133,16 @@ def test_rank_correlations_match_scipy():
     assert cfm.spearman_rho([1, 2, 3, 4, 6, 5], [1, 2, 3, 4, 5, 6]) == pytest.approx(0.9429, abs=1e-4)
 
 
+def test_spearman_rho_is_exact_with_ties():
+    # ranks (1, 2.5, 2.5, 4) vs (1, 2, 3, 4): Pearson of the ranks = 4.5 / sqrt(4.5 * 5) = 3 / sqrt(10);
+    # the no-ties shortcut 1 - 6 sum d^2 / (n (n^2 - 1)) would give 1 - 6 * 0.5 / 60 = 0.95
+    assert cfm.spearman_rho([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(3 / np.sqrt(10), rel=1e-12)
+    # two explainers tied in both rankings (as Omission and the LR's weights on a linear model)
+    assert cfm.spearman_rho([0.1, 0.5, 0.5, 0.3, 0.2], [0.0, 1.0, 1.0, 0.4, 0.2]) == pytest.approx(1.0)
+    assert cfm.spearman_rho([0.1, 0.5, 0.5, 0.3], [0.1, 0.2, 0.9, 0.9]) == pytest.approx(0.5, rel=1e-12)
+    assert np.isnan(cfm.spearman_rho([0.2, 0.2, 0.2], [1, 2, 3]))  # a constant ranking has no rho
+
+
 def test_metric_directions():
     assert cfm.METRICS["suff_del"].lower_is_better is True
     assert all(cfm.METRICS[m].lower_is_better is False for m in ("comp_del", "dfr", "c_disc", "c_soft_cont",

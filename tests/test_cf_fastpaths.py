@@ -1,5 +1,5 @@
 """Speed paths of the counterfactual-feedback run must compute exactly what the slow paths compute:
-incremental single-word scoring of the tf-idf logistic regression, the bit-parallel Levenshtein,
+incremental single-word scoring of the tf-idf logistic regression, the Levenshtein distance,
 and TextFooler with / without the incremental scorer; plus the MLM-infiller path of MiCE."""
 import random
 

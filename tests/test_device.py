@@ -38,6 +38,25 @@ def test_invalid_device_fails_with_the_accepted_values(monkeypatch):
         TransformerClassifier(2, tiny=True, cache=None)  # a model asks before it builds anything
 
 
+def test_selecting_a_gpu_sets_the_deterministic_cublas_workspace(monkeypatch):
+    import os
+
+    import torch
+
+    from xaibench.utils import set_seed
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setenv("XAIBENCH_DEVICE", "cuda:0")
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    assert dev.torch_device() == torch.device("cuda", 0)
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"  # before anything runs on the GPU
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":16:8")  # a user's own setting (also deterministic) stays
+    dev.torch_device()
+    set_seed(0)
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
+
+
 def test_cuda_without_a_gpu_says_how_to_fix_it(monkeypatch):
     import torch
 

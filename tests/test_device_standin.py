@@ -18,6 +18,8 @@ that silently stayed on the CPU fails as well.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -128,6 +130,27 @@ def _cebab_world():
     from tests.test_concept_explainers import pairs, world
 
     return world(), pairs(8)
+
+
+def test_cublas_workspace_is_set_before_a_model_moves_to_the_device(gpu, monkeypatch):
+    """set_seed asks torch for deterministic kernels; cuBLAS honours that only with CUBLAS_WORKSPACE_CONFIG set
+    before it starts in the process: every model finds it set when it first moves to the device."""
+    from xaibench.models.cnn import CNNClassifier
+    from xaibench.models.transformer import TransformerClassifier
+
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    at_move, to = [], torch.nn.Module.to
+
+    def recording_to(module, *args, **kwargs):
+        at_move.append(os.environ.get("CUBLAS_WORKSPACE_CONFIG"))
+        return to(module, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.Module, "to", recording_to)
+    models = [TransformerClassifier(2, tiny=True, seed=1, cache=None), _vocab_model(CNNClassifier, n_filters=4, hidden=8)]
+    assert at_move and set(at_move) == {":4096:8"}, at_move
+    assert all(_on_device(gpu, m.module) for m in models)
+    _train(models[1])
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
 
 
 def test_concept_explainers_train_heads_on_the_device(gpu, tmp_path, monkeypatch):

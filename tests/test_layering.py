@@ -1,5 +1,6 @@
 """No module imports a layer above it -- at module level, inside a function, relative or absolute,
-or by name -- and the top-level packages import each other without a cycle.
+or by name -- and no module reaches itself through its imports: neither between the top-level
+packages nor between any two modules.
 
 Layers, low to high (a module may import its own layer and the layers below)::
 
@@ -22,6 +23,12 @@ anywhere in it (function bodies and ``TYPE_CHECKING`` blocks included) is resolv
   (``"xaibench.models.cnn:CNNClassifier"`` in a registry, ``"xaibench.bench"`` for ``python -m``).
 
 The test lists every violation at once.
+
+The cycle checks use the same imports (a function-level import counts: it runs whenever the function
+does, so a circle through one is as real as a circle at import time, only later).  An import of
+``a.b.c`` counts as an edge to ``a.b.c`` alone, not to the packages ``a`` and ``a.b`` that Python
+initialises on the way: those are executed first, before ``a.b.c``, and a package that imports its
+own submodules would otherwise always form a circle with each of them.
 """
 from __future__ import annotations
 
@@ -234,6 +241,74 @@ def test_no_import_cycle_between_top_level_packages():
                     me, line, target = graph[a][b]
                     lines.append(f"  {a} -> {b}  ({me}:{line} imports {target})")
     assert not cycles, f"import cycles between top-level packages {cycles}:\n" + "\n".join(lines)
+
+
+def module_graph() -> dict[str, dict[str, int]]:
+    """Module -> {xaibench module it imports: the first line that does}, for every module of ``src/xaibench``."""
+    graph: dict[str, dict[str, int]] = {}
+    for path in all_modules():
+        me = module_name(path)
+        edges = graph.setdefault(me, {})
+        for line, target in imported_modules(path):
+            if target != me:
+                edges.setdefault(target, line)
+    return graph
+
+
+def cycle_path(graph: dict[str, dict[str, int]], comp: list[str]) -> list[str]:
+    """A shortest circle inside the strongly connected set ``comp``, from and back to its first module."""
+    start, inside = comp[0], set(comp)
+    came: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in graph.get(v, {}):
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(came[path[-1]])
+                    return [start, *reversed(path[:-1]), start]
+                if w in inside and w not in came:
+                    came[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    raise AssertionError(f"{comp} is not strongly connected")  # pragma: no cover - Tarjan's sets are
+
+
+def describe_cycle(graph: dict[str, dict[str, int]], path: list[str]) -> str:
+    return " -> ".join(f"{a} (line {graph[a][b]})" for a, b in zip(path, path[1:])) + f" -> {path[-1]}"
+
+
+def test_no_import_cycle_between_modules():
+    """No module imports itself through others (at module level, in a function or by name): each can be
+    understood, imported and tested after the ones it uses."""
+    graph = module_graph()
+    cycles = import_cycles(graph)
+    assert not cycles, f"{len(cycles)} import cycle(s) between modules; one circle of each:\n" + "\n".join(
+        f"  {describe_cycle(graph, cycle_path(graph, comp))}\n    (the modules that reach each other: {', '.join(comp)})"
+        for comp in cycles)
+
+
+def test_module_cycle_checker_on_a_toy_tree(tmp_path, monkeypatch):
+    """a -> b (in a function) -> c (by name) -> a is a circle; a package importing its own submodules is not."""
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path / "xaibench")
+    tree = {"evaluation/__init__.py": "from .a import f\nfrom . import b\n",
+            "evaluation/a.py": "from .. import io\n\ndef f():\n    from .b import g\n",
+            "evaluation/b.py": "import importlib\n\ndef g():\n    importlib.import_module('xaibench.evaluation.c')\n",
+            "evaluation/c.py": "from ..io import x\nfrom .a import f\n", "io.py": ""}
+    for rel, text in tree.items():
+        _write(tmp_path, rel, text)
+    graph = module_graph()
+    assert import_cycles(graph) == [["xaibench.evaluation.a", "xaibench.evaluation.b", "xaibench.evaluation.c"]]
+    assert describe_cycle(graph, cycle_path(graph, import_cycles(graph)[0])) == (
+        "xaibench.evaluation.a (line 4) -> xaibench.evaluation.b (line 4) -> xaibench.evaluation.c (line 2)"
+        " -> xaibench.evaluation.a")
+    _write(tmp_path, "evaluation/c.py", "from ..io import x\n")
+    assert import_cycles(module_graph()) == []
+    _write(tmp_path, "evaluation/c.py", "from . import f\n")  # a name of the package itself: its __init__
+    assert import_cycles(module_graph()) == [["xaibench.evaluation", "xaibench.evaluation.a",
+                                              "xaibench.evaluation.b", "xaibench.evaluation.c"]]
 
 
 def _write(tmp: Path, rel: str, text: str) -> Path:

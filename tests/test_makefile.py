@@ -1,5 +1,6 @@
 """The Makefile's user interface: `make help` and the papermill command lines it would run."""
 import ast
+import os
 import re
 import shlex
 import shutil
@@ -45,6 +46,24 @@ def test_help_prints_every_target_and_parameter_with_its_value():
 
 def test_help_reflects_command_line_values():
     assert re.search(r"^  SURVEY_PORT\s+.* \[9999\]$", _make("help", "SURVEY_PORT=9999"), flags=re.M)
+
+
+def _lab_command(*args: str) -> list[str]:
+    lines = [line for line in _make("-n", "lab", *args).splitlines() if "jupyter lab" in line]
+    assert len(lines) == 1, f"make -n lab should print one `jupyter lab` command, got {lines}"
+    return shlex.split(lines[0])
+
+
+@pytest.mark.parametrize("uid, allow_root", [("0", True), ("1000", False)])
+def test_lab_allows_root_only_when_run_as_root(uid, allow_root):
+    """Jupyter refuses root without --allow-root; a normal user's command line stays as it was."""
+    cmd = _lab_command(f"EFFECTIVE_UID={uid}")
+    assert cmd[1:5] == ["-m", "jupyter", "lab", "--notebook-dir=notebooks"]
+    assert ("--allow-root" in cmd) is allow_root, cmd
+
+
+def test_lab_reads_the_effective_user_id():
+    assert ("--allow-root" in _lab_command()) is (os.geteuid() == 0)
 
 
 def _parameters_cell_names(notebook: Path) -> set[str]:

@@ -11,6 +11,11 @@ model fingerprint that keys the output cache -- would change with the machine's 
 rerun would miss the cache.  :func:`pin_threads` applies it; :func:`xaibench.utils.set_seed`
 calls it, so every model construction, load and training run is pinned.  Set
 ``XAIBENCH_THREADS`` to trade that reproducibility for speed on a many-core machine.
+
+On CUDA, :func:`xaibench.utils.set_seed` asks torch for deterministic kernels, and cuBLAS is deterministic
+only with a fixed workspace: :func:`deterministic_cublas` sets ``CUBLAS_WORKSPACE_CONFIG`` (unless it is set
+already), which cuBLAS reads when it starts in a process, so it is called before any CUDA work: by
+:func:`torch_device` when it selects a GPU and by ``set_seed``.
 """
 from __future__ import annotations
 
@@ -26,6 +31,14 @@ from typing import Any
 CHOICES = ("auto", "cpu", "cuda")
 CUDA_INDEX = re.compile(r"cuda:(\d+)")
 DEFAULT_THREADS = 2
+#: the cuBLAS workspace under which torch.use_deterministic_algorithms(True) holds for cuBLAS calls
+CUBLAS_WORKSPACE_CONFIG = ":4096:8"
+
+
+def deterministic_cublas() -> None:
+    """Set ``CUBLAS_WORKSPACE_CONFIG`` to :data:`CUBLAS_WORKSPACE_CONFIG` unless the environment sets it (no
+    effect on a CPU; on CUDA it must come before cuBLAS starts, i.e. before the first CUDA computation)."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", CUBLAS_WORKSPACE_CONFIG)
 
 
 def check_threads(raw: Any) -> int:
@@ -102,6 +115,7 @@ def torch_device():
         if index and int(index.group(1)) >= torch.cuda.device_count():
             raise RuntimeError(f"XAIBENCH_DEVICE={choice} but torch sees {torch.cuda.device_count()} CUDA "
                                "device(s), numbered from 0; use XAIBENCH_DEVICE=cuda or a smaller index")
+        deterministic_cublas()
         return torch.device(choice if index else "cuda")
     if choice != "auto":
         raise RuntimeError(f"XAIBENCH_DEVICE={choice} but torch sees no CUDA device; unset it or use "

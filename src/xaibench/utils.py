@@ -10,11 +10,15 @@ import numpy as np
 
 
 def set_seed(seed: int) -> None:
-    """Seed python, numpy and torch (CPU and CUDA), ask torch for deterministic kernels and pin
-    its thread count (:func:`xaibench.device.pin_threads`: results depend on it)."""
+    """Seed python, numpy and torch (CPU and CUDA), ask torch for deterministic kernels (with cuBLAS's
+    deterministic workspace, :func:`xaibench.device.deterministic_cublas`) and pin its thread count
+    (:func:`xaibench.device.pin_threads`: results depend on it)."""
+    from .device import deterministic_cublas, pin_threads
+
     random.seed(seed)
     np.random.seed(seed)
     os.environ.setdefault("PYTHONHASHSEED", str(seed))
+    deterministic_cublas()  # cuBLAS reads it when it starts
     try:
         import torch
 
@@ -22,7 +26,6 @@ def set_seed(seed: int) -> None:
         torch.use_deterministic_algorithms(True, warn_only=True)
     except ImportError:  # pragma: no cover
         return
-    from .device import pin_threads
 
     pin_threads()
 

@@ -1,10 +1,13 @@
 """What every paper's package shares: the one :class:`Metric` description (name and direction).
 
 A metric is declared once, in its paper's ``metrics`` module, with its direction
-(``lower_is_better``), so that ranks, "best" markers and rank agreement never guess it.
+(``lower_is_better``), so that ranks, "best" markers and rank agreement never guess it.  Beside it: the
+one protocol interface (:class:`Protocol`, its tidy rows :data:`ROW_COLUMNS`) and :func:`make_with`, which
+builds an explainer with the keyword arguments it accepts.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -57,6 +60,18 @@ def mark_added(name: Any, known: Any = ()) -> Any:
     return f"{name}{ADDED}"
 
 
+def make_with(factory: Any, **kwargs: Any) -> Any:
+    """``factory(**kwargs)`` keeping only the keyword arguments it accepts (the protocols pass
+    ``seed`` and cost settings such as ``num_samples``; a user's explainer need not take them)."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return factory(**kwargs)
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return factory(**kwargs)
+    return factory(**{k: v for k, v in kwargs.items() if k in params})
+
+
 ROW_COLUMNS = ("protocol", "metric", "lower_is_better", "explainer", "model", "dataset", "seed", "value")
 
 
@@ -96,7 +111,7 @@ class Protocol:
     def applicable_specs(self) -> list[Any]:
         """Every registered explainer it applies to, one per name (the first family in ``families`` wins)."""
         from .. import registry
-        from .protocol import load_builtins
+        from ..explainers import load_builtins
 
         load_builtins()  # the built-in explainers register when their packages are imported
         specs = [s for s in registry.explainer_specs() if self.applies_to(s)]

@@ -24,16 +24,14 @@ protocol                  paper                             scores
 from __future__ import annotations
 
 import importlib
-import inspect
 from typing import Any
 
-from .. import registry
-from .base import ROW_COLUMNS, Protocol
+from .. import explainers, registry
+from .base import ROW_COLUMNS, Protocol, make_with
 
 #: the packages that register the built-in explainers and protocols when imported
 BUILTIN_MODULES = (
-    "xaibench.explainers.local", "xaibench.explainers.feature", "xaibench.explainers.concept",
-    "xaibench.explainers.counterfactual", "xaibench.explainers.saliency",
+    *explainers.BUILTIN_MODULES,
     "xaibench.evaluation.human_grounded.protocol", "xaibench.evaluation.cf_faithfulness.protocol",
     "xaibench.evaluation.attribution_gt.protocol", "xaibench.evaluation.attribution_gt.image_protocol",
     "xaibench.evaluation.cebab.protocol", "xaibench.evaluation.cf_feedback.protocol",
@@ -62,18 +60,6 @@ def protocol(name: str) -> Protocol:
     if name not in known:
         raise KeyError(f"unknown protocol {name!r}; known: {sorted(known)}")
     return known[name]
-
-
-def make_with(factory: Any, **kwargs: Any) -> Any:
-    """``factory(**kwargs)`` keeping only the keyword arguments it accepts (the protocols pass
-    ``seed`` and cost settings such as ``num_samples``; a user's explainer need not take them)."""
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        return factory(**kwargs)
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return factory(**kwargs)
-    return factory(**{k: v for k, v in kwargs.items() if k in params})
 
 
 __all__ = ["ROW_COLUMNS", "Protocol", "BUILTIN_MODULES", "load_builtins", "protocols_for", "protocol", "make_with"]

@@ -65,7 +65,9 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
     rng = np.random.default_rng(cfg.seed)
     params = [p for p in (parameters if parameters is not None else module.parameters()) if p.requires_grad]
     opt_cls = torch.optim.AdamW if cfg.optimizer == "adamw" else torch.optim.Adam
-    opt = opt_cls(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    # foreach: the multi-tensor step, bit for bit the weights of the per-parameter loop torch defaults to on a
+    # CPU, in a few large kernels instead of several small ones per parameter (fused=True rounds differently)
+    opt = opt_cls(params, lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=True)
     lengths = np.array([len(t) for t in texts])
     n_steps = cfg.epochs * int(np.ceil(len(texts) / cfg.batch_size))
     warm = int(cfg.warmup_ratio * n_steps)

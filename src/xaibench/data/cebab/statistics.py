@@ -5,6 +5,7 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
+from rapidfuzz.distance import Levenshtein
 
 from .loading import get_df, splits_arg
 from .pairs import edit_pairs
@@ -132,23 +133,9 @@ def metadata_counts(field: str, df: pd.DataFrame | None = None,
 
 
 def levenshtein(a: str, b: str) -> int:
-    """Character-level Levenshtein distance (unit insert/delete/substitute costs)."""
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return len(a)
-    bb = np.frombuffer(b.encode("utf-32-le"), dtype=np.uint32)
-    idx = np.arange(len(b) + 1)
-    prev = idx.copy()
-    for i, ch in enumerate(a, start=1):
-        code = ord(ch)
-        # substitution / deletion candidates for row i, then insertions via a running minimum:
-        # row[j] = min_k<=j (tmp[k] + j - k)
-        tmp = np.empty_like(prev)
-        tmp[0] = i
-        np.minimum(prev[1:] + 1, prev[:-1] + (bb != code), out=tmp[1:])
-        prev = np.minimum.accumulate(tmp - idx) + idx
-    return int(prev[-1])
+    """Character-level Levenshtein distance (unit insert/delete/substitute costs;
+    :func:`rapidfuzz.distance.Levenshtein.distance`)."""
+    return int(Levenshtein.distance(a, b))
 
 
 def normalized_edit_distance(a: str, b: str) -> float:

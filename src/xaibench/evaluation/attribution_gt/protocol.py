@@ -51,7 +51,7 @@ class AttributionGtProtocol(Protocol):
 
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
         from ...data.loaders import load
-        from ..protocol import make_with
+        from ..base import make_with
         from . import text_eval as te
         from . import text_runner as tr
 

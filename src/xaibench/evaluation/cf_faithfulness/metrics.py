@@ -379,15 +379,18 @@ def kendall_tau(u: np.ndarray, v: np.ndarray) -> float:
 
 
 def spearman_rho(u: np.ndarray, v: np.ndarray) -> float:
-    """Eq. 12 on (average) ranks: ``1 - 6 sum d^2 / (n (n^2 - 1))``."""
-    from scipy.stats import rankdata
+    """Eq. 12, Spearman's rho: the Pearson correlation of the average ranks (:func:`scipy.stats.spearmanr`).
+    Without ties it equals Eq. 12's ``1 - 6 sum d^2 / (n (n^2 - 1))``; with ties it stays exact, where
+    that shortcut does not.  NaN when either vector is constant."""
+    from scipy.stats import spearmanr
 
     u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
     n = len(u)
     if n != len(v) or n < 2:
         raise ValueError(f"need two equally long vectors of length >= 2; got {len(u)} and {len(v)}")
-    d = rankdata(u) - rankdata(v)
-    return float(1 - 6 * np.sum(d ** 2) / (n * (n ** 2 - 1)))
+    if np.ptp(u) == 0 or np.ptp(v) == 0:
+        return float("nan")
+    return float(spearmanr(u, v).statistic)
 
 
 def oriented(values: np.ndarray, metric: str) -> np.ndarray:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
+from rapidfuzz.distance import Levenshtein
 
 from ...checks import check_columns, check_count, check_texts
 from ..base import Metric
@@ -58,46 +59,9 @@ METRICS: dict[str, Metric] = {
 # distances
 # ----------------------------------------------------------------------------------------------
 def levenshtein(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """Edit distance (insert/delete/substitute, cost 1 each) between two token sequences.
-
-    Exact: the common prefix and suffix are stripped (they never change the distance), then
-    Hyyro's bit-parallel form of the dynamic programme (Myers 1999) runs with Python integers as
-    bit vectors -- one pass over ``b`` instead of ``len(a) * len(b)`` cell updates.
-    """
-    a, b = list(a), list(b)
-    lo = 0
-    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
-        lo += 1
-    ea, eb = len(a), len(b)
-    while ea > lo and eb > lo and a[ea - 1] == b[eb - 1]:
-        ea -= 1
-        eb -= 1
-    a, b = a[lo:ea], b[lo:eb]
-    if len(a) < len(b):
-        a, b = b, a
-    m = len(b)
-    if m == 0:
-        return len(a)
-    peq: dict[Any, int] = {}
-    for i, y in enumerate(b):  # b is the pattern (the shorter sequence)
-        peq[y] = peq.get(y, 0) | (1 << i)
-    full, top = (1 << m) - 1, 1 << (m - 1)
-    pv, mv, score = full, 0, m
-    for x in a:
-        eq = peq.get(x, 0)
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | (~(xh | pv) & full)
-        mh = pv & xh
-        if ph & top:
-            score += 1
-        elif mh & top:
-            score -= 1
-        ph = ((ph << 1) | 1) & full
-        mh = (mh << 1) & full
-        pv = mh | (~(xv | ph) & full)
-        mv = ph & xv
-    return score
+    """Edit distance (insert/delete/substitute, cost 1 each) between two sequences of hashable tokens
+    (:func:`rapidfuzz.distance.Levenshtein.distance`, exact)."""
+    return int(Levenshtein.distance(list(a), list(b)))
 
 
 def minimality(original: str, edited: str, tokenize: Callable[[str], list[str]] | None = None) -> int:

@@ -89,7 +89,7 @@ class EraserProtocol(Protocol):
 
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
         from ..human_grounded import prepare
-        from ..protocol import make_with
+        from ..base import make_with
 
         rows = []
         for seed in seeds:

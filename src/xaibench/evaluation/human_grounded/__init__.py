@@ -30,6 +30,7 @@ One module per idea (everything public is also importable from this package)::
     study_files  one survey study file per dataset and task
     readers      simulated participants
     pipeline     the steps notebooks 11 and 21 run (``prepare`` is shared by both)
+    protocol     the protocol object of the scorecard, and the methods notebooks 11 and 21 score (``methods_for``)
     plots        the figures of notebooks 11 and 21 (imported on demand: ``from ... import plots``)
     claims       the paper's headline claims beside ours (:mod:`xaibench.evaluation.claims`)
 
@@ -45,6 +46,7 @@ from .methods import *  # noqa: F401,F403
 from .methods import __all__ as _methods
 from .pipeline import *  # noqa: F401,F403
 from .pipeline import __all__ as _pipeline
+from .protocol import methods_for
 from .questions import *  # noqa: F401,F403
 from .questions import __all__ as _questions
 from .readers import *  # noqa: F401,F403
@@ -63,4 +65,4 @@ from .training import *  # noqa: F401,F403
 from .training import __all__ as _training
 
 __all__ = [*_study, *_answers, *_scoring, *_kappa, *_splits, *_training, *_selection, *_methods, *_questions,
-           *_study_files, *_readers, *_pipeline]
+           *_study_files, *_readers, *_pipeline, "methods_for"]

@@ -14,12 +14,15 @@ from .study import NO_PREFERENCE, Question, Study, StudyError, questions_by_id
 
 def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
     """Fleiss' (1971) kappa for ``counts[i, j]`` = number of raters who put item ``i`` in category
-    ``j``; every item must have the same number ``n >= 2`` of ratings.
+    ``j``; every item must have the same number ``n >= 2`` of ratings
+    (:func:`statsmodels.stats.inter_rater.fleiss_kappa`).
 
     ``kappa = (P_bar - P_e) / (1 - P_e)`` with ``P_i = (sum_j n_ij^2 - n) / (n (n - 1))``,
     ``P_bar = mean_i P_i``, ``p_j = sum_i n_ij / (N n)`` and ``P_e = sum_j p_j^2``.  Returns NaN when
     ``P_e == 1`` (everybody used one single category: kappa is undefined) or for a single item.
     """
+    from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
+
     a = np.asarray(counts, dtype=float)
     if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
         raise ValueError(f"counts must be a 2-D array [n_items, n_categories], got shape {a.shape}")
@@ -33,16 +36,12 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
                          "with a different number of raters")
     if n < 2:
         raise ValueError(f"Fleiss' kappa needs at least 2 ratings per item, got {int(n)}")
-    n_items = a.shape[0]
-    if n_items < 2:  # chance agreement estimated from a single item is meaningless (it would give -1)
+    if a.shape[0] < 2:  # chance agreement estimated from a single item is meaningless (it would give -1)
         return float("nan")
-    p_j = a.sum(axis=0) / (n_items * n)
-    p_i = ((a ** 2).sum(axis=1) - n) / (n * (n - 1))
-    p_bar = p_i.mean()
-    p_e = float((p_j ** 2).sum())
+    p_e = float(((a.sum(axis=0) / a.sum()) ** 2).sum())
     if math.isclose(p_e, 1.0):
         return float("nan")
-    return float((p_bar - p_e) / (1.0 - p_e))
+    return float(_fleiss_kappa(a, method="fleiss"))
 
 
 def _category(question: Question, answer: str, by: str, collapse_confidence: bool) -> str:

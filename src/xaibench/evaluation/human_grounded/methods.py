@@ -27,7 +27,7 @@ def sampling_kwargs(lime_samples: int = LIME_SAMPLES, shap_evals: int | None = N
     """The sampling settings offered to every explainer the human-grounded and ERASER protocols build:
     ``num_samples`` (LIME's perturbed samples per text) and, unless ``None`` (SHAP's own default, 500),
     ``max_evals`` (SHAP's model evaluations per text).  An explainer gets those its constructor accepts
-    (:func:`xaibench.evaluation.protocol.make_with`), a user's explainer as much as LIME or SHAP."""
+    (:func:`xaibench.evaluation.base.make_with`), a user's explainer as much as LIME or SHAP."""
     return {"num_samples": int(lime_samples), **({} if shap_evals is None else {"max_evals": int(shap_evals)})}
 
 
@@ -61,18 +61,6 @@ def scorable_methods() -> list[str]:
     return paper + [n for n in names if n not in PAPER_METHODS.values()]
 
 
-def methods_for(explainers: Any = "") -> list[str]:
-    """The methods notebook 21 scores for its ``explainers`` parameter (Make's ``EXPLAINERS``), as
-    :meth:`xaibench.evaluation.base.Protocol.run_list` of the human-grounded protocol chooses them:
-    empty -> the paper's nine; ``"all"`` -> the nine, then every other registered explainer the
-    tasks can score; names -> the paper's methods among them (all nine when none is named), then the
-    named others.  Paper methods keep their short names (``lrp_n``)."""
-    from .protocol import PROTOCOL
-
-    by_registry = {v: k for k, v in PAPER_METHODS.items()}
-    return [by_registry.get(n, n) for n in PROTOCOL.run_list(explainers)]
-
-
 def table_label(method: str) -> str:
     """:func:`method_label`, marked ``(added)`` for a method that is not one of the paper's nine."""
     return method_label(method) if method in PAPER_METHODS else mark_added(method_label(method))
@@ -90,7 +78,7 @@ def make_paper_explainer(method: str, model: Any, fit_texts: Sequence[str], seed
     training texts (only those that need data, the decision trees, use them).  ``shap_evals``: SHAP's model
     evaluations per text (``None``: SHAP's own default, 500)."""
     from ...explainers.local import LOCAL_EXPLAINERS
-    from ..protocol import make_with
+    from ..base import make_with
 
     known = scorable_methods()
     if method not in known:
@@ -113,5 +101,5 @@ def explain_texts(model: Any, texts: Sequence[str], methods: Sequence[str], fit_
     return out
 
 
-__all__ = ["ACCEPTS", "LIME_SAMPLES", "sampling_kwargs", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "methods_for", "table_label", "method_label",
+__all__ = ["ACCEPTS", "LIME_SAMPLES", "sampling_kwargs", "PAPER_METHODS", "PAPER_LABELS", "scorable_methods", "table_label", "method_label",
            "make_paper_explainer", "explain_texts"]

@@ -132,7 +132,7 @@ def explain_cebab(model: str, texts: Sequence[str], seed: int = 42, lime_samples
     from ...explainers.local import LOCAL_EXPLAINERS
     from ...models import zoo
     from ...models.registry import load_model
-    from ..protocol import make_with
+    from ..base import make_with
 
     folder = zoo.model_dir("cebab", model, task, "exclusive", seed)
     if not (folder / "config.json").exists():

@@ -7,6 +7,8 @@ quick profile; :meth:`HumanGroundedProtocol.stored` reads the scores notebook 21
 """
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ... import paths, registry
@@ -65,4 +67,14 @@ class HumanGroundedProtocol(Protocol):
 
 PROTOCOL = registry.register_protocol(HumanGroundedProtocol(), replace=True)
 
-__all__ = ["METRICS", "SIZES", "HumanGroundedProtocol", "PROTOCOL"]
+
+def methods_for(explainers: Any = "") -> list[str]:
+    """The methods notebooks 11 and 21 score for their ``explainers`` parameter (Make's ``EXPLAINERS``), as
+    :meth:`xaibench.evaluation.base.Protocol.run_list` of this protocol chooses them:
+    empty -> the paper's nine; ``"all"`` -> the nine, then every other registered explainer the
+    tasks can score; names -> the paper's methods among them (all nine when none is named), then the
+    named others.  Paper methods keep their short names (``lrp_n``)."""
+    return [_SHORT_NAME.get(n, n) for n in PROTOCOL.run_list(explainers)]
+
+
+__all__ = ["METRICS", "SIZES", "HumanGroundedProtocol", "PROTOCOL", "methods_for"]
