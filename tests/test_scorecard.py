@@ -110,12 +110,12 @@ def test_readme_verdict_is_read_from_the_saved_tables_and_replaces_its_block(tmp
     sc.agreement_matrix(rows, n_boot=5).to_csv(tmp_path / "scorecard_agreement.csv", index=False)
     text = sc.readme_verdict(tmp_path)
     assert text.startswith("4 explainers under 3 protocols (p, q, r)")
-    # a is first under p and q but last under r; b is 2nd, 2nd and 3rd of 4: no one is in every top half
-    assert "every protocol that scores them (two or more): none." in text
+    # a is first under p and q but last under r; b is 2nd, 2nd and 3rd of 4: no one is in every better half
+    assert "interval of the mean rank: none." in text
     assert "agree (tau above 0 over its whole interval): p vs q (tau +1.00, 95% interval +1.00 to +1.00) over 4" in text
     assert ("opposite orders (tau below 0 over its whole interval): p vs r (tau -1.00, 95% interval -1.00 to -1.00) "
             "over 4 explainers; q vs r") in text
-    assert "cannot tell apart (the interval holds 0): none." in text
+    assert "cannot tell apart (the interval holds 0, or there is none): none." in text
     readme = f"intro\n{sc.VERDICT_BEGIN}\nold verdict\n{sc.VERDICT_END}\nrest\n"
     new = replace_between(readme, sc.VERDICT_BEGIN, sc.VERDICT_END, text)
     assert "old verdict" not in new and text in new and new.startswith("intro\n") and new.endswith("rest\n")
@@ -124,14 +124,35 @@ def test_readme_verdict_is_read_from_the_saved_tables_and_replaces_its_block(tmp
 
 
 def test_verdict_reads_the_interval_not_only_the_sign_of_tau():
-    ranks = pd.DataFrame({"protocol": ["p", "q"], "explainer": ["a", "a"], "position": [1, 1], "n_explainers": [3, 3]})
+    ranks = pd.DataFrame({"protocol": ["p", "q"], "explainer": ["a", "a"], "position": [1, 1], "n_explainers": [3, 3],
+                          "rank_low": [1.0, 1.0], "rank_high": [1.5, 1.9]})
     agreement = pd.DataFrame({"protocol_a": ["p", "p", "p"], "protocol_b": ["q", "r", "s"], "tau": [0.6, 0.2, -0.5],
                               "tau_low": [0.1, -0.4, np.nan], "tau_high": [0.9, 0.7, np.nan], "n_shared": [5, 5, 3]})
     text = sc.verdict(ranks, agreement)
-    assert "every protocol that scores them (two or more): a." in text
+    assert "interval of the mean rank: a." in text
     assert "whole interval): p vs q (tau +0.60, 95% interval +0.10 to +0.90) over 5 explainers." in text
-    assert "opposite orders (tau below 0 over its whole interval): p vs s (tau -0.50) over 3 explainers." in text
-    assert "(the interval holds 0): p vs r (tau +0.20, 95% interval -0.40 to +0.70) over 5 explainers." in text
+    # a tau without an interval supports no statement of agreement or opposition
+    assert "opposite orders (tau below 0 over its whole interval): none." in text
+    assert "p vs r (tau +0.20, 95% interval -0.40 to +0.70) over 5 explainers; p vs s (tau -0.50, no interval)" in text
+    # a mean rank whose interval reaches the middle rank (2 of 3) is not in the better half
+    wide = ranks.assign(rank_high=[1.5, 2.2])
+    assert "interval of the mean rank: none." in sc.verdict(wide, agreement)
+    # a table without rank intervals states nothing about the better half
+    assert "not stated" in sc.verdict(ranks.drop(columns=["rank_low", "rank_high"]), agreement)
+
+
+def test_rank_intervals_resample_the_units_and_need_two():
+    """Each explainer's mean rank gets a bootstrap interval over the protocol's units; a protocol with one unit has
+    nothing to resample (NaN); units that always agree give a zero-width interval; better_half reads it."""
+    steady = pd.DataFrame(_rows("p", {"a": [3, 3, 3], "b": [2, 2, 2], "c": [1, 1, 1]}))
+    r = sc.protocol_ranks(steady, n_boot=100).set_index("explainer")
+    assert (r.loc["a", "rank_low"], r.loc["a", "rank_high"]) == (1.0, 1.0)
+    assert sc.better_half(r.reset_index()).tolist() == ["holds", "covers", "fails"]
+    noisy = pd.DataFrame(_rows("p", {"a": [3, 1, 3], "b": [2, 2, 2], "c": [1, 3, 1]}))
+    n = sc.protocol_ranks(noisy, n_boot=200).set_index("explainer")
+    assert n.loc["a", "rank_low"] == 1.0 and n.loc["a", "rank_high"] == 3.0  # the unit where a was last can recur
+    one = sc.protocol_ranks(pd.DataFrame(_rows("p", {"a": [3], "b": [2], "c": [1]})))
+    assert one["rank_low"].isna().all() and (sc.better_half(one) == "covers").all()
 
 
 def test_computed_rows_are_stored_and_a_rerun_computes_only_what_is_new(monkeypatch, results_tmp):
@@ -185,7 +206,8 @@ def test_the_command_line_recomputes_only_when_asked(monkeypatch):
 
     monkeypatch.setattr(sc, "collect", fake_collect)
     monkeypatch.setattr(sc, "protocol_ranks", lambda rows: pd.DataFrame(
-        columns=["protocol", "explainer", "paper", "rank", "rank_std", "position", "n_explainers"]))
+        columns=["protocol", "explainer", "paper", "rank", "rank_std", "rank_low", "rank_high", "position",
+                 "n_explainers"]))
     monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
     sc.main(["--protocols", "eraser"])
     sc.main(["--protocols", "eraser", "--recompute"])

@@ -182,12 +182,29 @@ def rank_table(rows: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["protocol", "metric", "rank"])[cols].reset_index(drop=True)
 
 
-def protocol_ranks(rows: pd.DataFrame) -> pd.DataFrame:
+def _unit_matrices(r: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per protocol: its units x explainers matrix of ranks (NaN where an explainer is missing from a unit)."""
+    protos = list(dict.fromkeys(r["protocol"])) if len(r) else []
+    return {p: r[r["protocol"] == p].pivot_table(index=UNIT, columns="explainer", values="rank", aggfunc="mean")
+            for p in protos}
+
+
+def _boot_mean_ranks(mats: dict[str, pd.DataFrame], n_boot: int, seed: int) -> dict[str, list[pd.Series]]:
+    """``n_boot`` bootstrap replicates of every protocol's mean ranks: its units resampled with replacement
+    (one generator, protocol by protocol: with the same ``n_boot`` and ``seed``, the ranks and the agreement read
+    the same replicates)."""
+    rng = np.random.default_rng(seed)
+    return {p: [m.iloc[rng.integers(0, len(m), len(m))].mean(axis=0) for _ in range(n_boot)] for p, m in mats.items()}
+
+
+def protocol_ranks(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
     """Per protocol and explainer: the mean rank over its units (``rank``), its std over seeds
-    (``rank_std``: the spread of the per-seed mean ranks), the units it was ranked in, and the
-    explainer's position under the protocol (1 = best)."""
+    (``rank_std``: the spread of the per-seed mean ranks), its bootstrap interval (``rank_low``, ``rank_high``:
+    the protocol's units resampled with replacement; NaN for a protocol with fewer than two units, where
+    nothing varies), the units it was ranked in, and the explainer's position under the protocol (1 = best)."""
     r = _unit_ranks(rows)
-    cols = ["protocol", "explainer", "paper", "rank", "rank_std", "n_units", "n_explainers", "position"]
+    cols = ["protocol", "explainer", "paper", "rank", "rank_std", "rank_low", "rank_high", "n_units", "n_explainers",
+            "position"]
     if not len(r):
         return pd.DataFrame(columns=cols)
     seed_means = r.groupby(["protocol", "explainer", "seed"])["rank"].mean()
@@ -195,6 +212,20 @@ def protocol_ranks(rows: pd.DataFrame) -> pd.DataFrame:
     out = r.groupby(["protocol", "explainer"]).agg(paper=("paper", "first"), rank=("rank", "mean"),
                                                    n_units=("rank", "size")).reset_index()
     out["rank_std"] = [spread.get((p, e)) for p, e in zip(out["protocol"], out["explainer"])]
+    mats = _unit_matrices(r)
+    boots = _boot_mean_ranks(mats, n_boot, seed)
+    q = [(1 - level) / 2, 1 - (1 - level) / 2]
+    bounds = {}
+    for p, reps in boots.items():
+        if len(mats[p]) < 2 or not reps:
+            continue
+        b = pd.DataFrame(reps)
+        for e in b.columns:
+            vals = b[e].dropna().to_numpy()
+            if len(vals):
+                bounds[(p, e)] = np.quantile(vals, q)
+    out["rank_low"] = [bounds.get((p, e), (np.nan, np.nan))[0] for p, e in zip(out["protocol"], out["explainer"])]
+    out["rank_high"] = [bounds.get((p, e), (np.nan, np.nan))[1] for p, e in zip(out["protocol"], out["explainer"])]
     out["n_explainers"] = out.groupby("protocol")["explainer"].transform("size")
     out["position"] = out.groupby("protocol")["rank"].rank(method="min")
     return out.sort_values(["protocol", "rank"])[cols].reset_index(drop=True)
@@ -222,14 +253,9 @@ def agreement_matrix(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95,
     if not 0 < level < 1:
         raise ValueError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.95)")
     r = _unit_ranks(rows)
-    protos = list(dict.fromkeys(r["protocol"])) if len(r) else []
-    # per protocol: units x explainers matrix of ranks (NaN where an explainer is missing from a unit)
-    mats = {}
-    for p in protos:
-        rp = r[r["protocol"] == p]
-        mats[p] = rp.pivot_table(index=UNIT, columns="explainer", values="rank", aggfunc="mean")
-    rng = np.random.default_rng(seed)
-    boots = {p: [m.iloc[rng.integers(0, len(m), len(m))].mean(axis=0) for _ in range(n_boot)] for p, m in mats.items()}
+    mats = _unit_matrices(r)
+    protos = list(mats)
+    boots = _boot_mean_ranks(mats, n_boot, seed)
     out = []
     for a in protos:
         for b in protos:
@@ -271,34 +297,49 @@ def agreement_heatmap(agreement: pd.DataFrame):
     return fig
 
 
-def verdict(ranks: pd.DataFrame, agreement: pd.DataFrame, top_share: float = 0.5) -> str:
-    """A short reading: explainers in the better ``top_share`` of every protocol that scores them (and
-    scored by at least two), and the protocol pairs whose rankings agree (the bootstrap interval of
-    tau lies above 0), rank in opposite orders (below 0) or cannot be told apart (the interval holds 0;
-    without an interval, the sign of tau decides)."""
+def better_half(ranks: pd.DataFrame) -> pd.Series:
+    """Per row of :func:`protocol_ranks`: ``holds`` when the whole interval of the explainer's mean rank lies in
+    the better half (``rank_high`` below the middle rank ``(n_explainers + 1) / 2``), ``fails`` when it lies in the
+    worse half, ``covers`` otherwise or without an interval."""
+    mid = (ranks["n_explainers"] + 1) / 2
+    lo = ranks["rank_low"] if "rank_low" in ranks.columns else pd.Series(np.nan, index=ranks.index)
+    hi = ranks["rank_high"] if "rank_high" in ranks.columns else pd.Series(np.nan, index=ranks.index)
+    return pd.Series(np.where(hi < mid, "holds", np.where(lo > mid, "fails", "covers")), index=ranks.index)
+
+
+def verdict(ranks: pd.DataFrame, agreement: pd.DataFrame) -> str:
+    """A short reading, each statement made only where its interval supports it: the explainers whose mean rank lies
+    in the better half of every protocol that scores them (two or more) over its whole bootstrap interval
+    (:func:`better_half`), and the protocol pairs whose rankings agree (the bootstrap interval of tau lies above 0),
+    rank in opposite orders (below 0) or cannot be told apart (the interval holds 0, or there is none)."""
     if not len(ranks):
         return "No protocol produced scores."
-    r = ranks.assign(top=ranks["position"] <= np.ceil(top_share * ranks["n_explainers"]))
-    per = r.groupby("explainer").agg(n=("protocol", "size"), top=("top", "all"))
-    steady = sorted(per[(per["n"] >= 2) & per["top"]].index)
+    if not {"rank_low", "rank_high"} <= set(ranks.columns):
+        steady_text = "not stated: the ranks table carries no rank intervals (rerun `make scorecard`)"
+    else:
+        r = ranks.assign(side=better_half(ranks))
+        per = r.groupby("explainer").agg(n=("protocol", "size"), top=("side", lambda v: (v == "holds").all()))
+        steady_text = ", ".join(sorted(per[(per["n"] >= 2) & per["top"]].index)) or "none"
     pairs = agreement[(agreement["protocol_a"] < agreement["protocol_b"]) & agreement["tau"].notna()]
     groups: dict[str, list[str]] = {"agree": [], "opposite": [], "open": []}
     for row in pairs.itertuples():
         lo, hi = getattr(row, "tau_low", np.nan), getattr(row, "tau_high", np.nan)
         has_ci = pd.notna(lo) and pd.notna(hi)
         text = f"{row.protocol_a} vs {row.protocol_b} (tau {row.tau:+.2f}" + (
-            f", 95% interval {lo:+.2f} to {hi:+.2f})" if has_ci else ")") + f" over {int(row.n_shared)} explainers"
-        if (lo > 0) if has_ci else (row.tau > 0):
+            f", 95% interval {lo:+.2f} to {hi:+.2f})" if has_ci else ", no interval)") + f" over {int(row.n_shared)} explainers"
+        if has_ci and lo > 0:
             groups["agree"].append(text)
-        elif (hi < 0) if has_ci else (row.tau < 0):
+        elif has_ci and hi < 0:
             groups["opposite"].append(text)
         else:
             groups["open"].append(text)
-    lines = [f"- In the top half of every protocol that scores them (two or more): {', '.join(steady) or 'none'}.",
+    lines = [f"- In the better half of every protocol that scores them (two or more), over the whole 95% bootstrap "
+             f"interval of the mean rank: {steady_text}.",
              f"- Protocol pairs that agree (tau above 0 over its whole interval): {'; '.join(groups['agree']) or 'none'}.",
              f"- Protocol pairs that rank in opposite orders (tau below 0 over its whole interval): "
              f"{'; '.join(groups['opposite']) or 'none'}.",
-             f"- Protocol pairs the data cannot tell apart (the interval holds 0): {'; '.join(groups['open']) or 'none'}."]
+             f"- Protocol pairs the data cannot tell apart (the interval holds 0, or there is none): "
+             f"{'; '.join(groups['open']) or 'none'}."]
     return "\n".join(lines)
 
 
