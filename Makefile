@@ -258,7 +258,8 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench editors
 	$(PY) -m xaibench.bench cores
 	$(PY) -m xaibench.bench precision
-	$(PY) -m xaibench.bench make_test  # last: a fresh clone of HEAD runs `make test` (6-10 min on 2 cores)
+	$(PY) -m xaibench.bench make_test  # last benchmark: a fresh clone of HEAD runs `make test` (6-10 min on 2 cores)
+	$(PY) -m xaibench.bench timings  # docs/timings.md and the README's timing table from the bench tables
 
 # ---- human-grounded survey (real participants) -----------------------------------------------
 #: SURVEY_PORT -- port of the local survey server (make survey)

@@ -17,7 +17,8 @@ PACKAGE = ROOT / "src" / "xaibench" / "bench"
 
 
 def test_every_benchmark_has_its_module_and_function():
-    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "common"}
+    # timings measures nothing: it writes docs/timings.md and the README's timing table from the bench tables
+    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "common", "timings"}
     assert modules == set(BENCHMARKS), "one module per benchmark, named as its CLI command"
     for name in BENCHMARKS:
         mod = importlib.import_module(f"xaibench.bench.{name}")
@@ -38,6 +39,7 @@ def test_cli_parses_every_benchmark_and_its_options():
     assert parser().parse_args(["training"]).models == ["minilm", "lstm"]
     assert parser().parse_args(["make_all", "--reports", "x"]).reports == "x"
     assert parser().parse_args(["_train_one", "minilm", "5-way", "out.json"]).out == "out.json"
+    assert parser().parse_args(["timings"]).cmd == "timings"
     with pytest.raises(SystemExit):
         parser().parse_args(["nonsense"])
     with pytest.raises(SystemExit):
@@ -69,11 +71,12 @@ def test_python_dash_m_runs_the_package():
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
-def test_make_bench_runs_every_benchmark_but_make_all():
+def test_make_bench_runs_every_benchmark_but_make_all_then_writes_the_timings():
     text = subprocess.run(["make", "--no-print-directory", "-n", "-B", "bench"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120).stdout
     ran = re.findall(r"-m xaibench\.bench (\w+)", text)
-    assert sorted(ran) == sorted(set(BENCHMARKS) - {"make_all"}), ran
+    assert ran[-1] == "timings", ran  # after every table it reads is written
+    assert sorted(ran[:-1]) == sorted(set(BENCHMARKS) - {"make_all"}), ran
 
 
 def test_cores_bench_compares_every_mode_with_one_cell_of_two_threads(monkeypatch):

@@ -14,6 +14,8 @@ module per benchmark:
   attribution time per model and method;
 * :mod:`~xaibench.bench.editors` -- seconds and predictor calls per edit step of each counterfactual editor;
 * :mod:`~xaibench.bench.make_all` -- what the last full ``make all`` cost, per notebook and paper.
+* :mod:`~xaibench.bench.timings` -- no measurement: ``docs/timings.md`` and the README's timing table,
+  generated from the bench tables (the last step of ``make bench``).
 
 This is the top layer: it may import every other part of xaibench.
 """

@@ -1,6 +1,8 @@
 """``python -m xaibench.bench <name>``: run one benchmark and write ``figures/tables/bench_<name>.csv``
 (and its Markdown rendering).  ``make bench`` runs them all but ``make_all``, which ``make all``
-runs at its end.  Each benchmark lives in its own module of :mod:`xaibench.bench`."""
+runs at its end.  Each benchmark lives in its own module of :mod:`xaibench.bench`.
+``python -m xaibench.bench timings`` (the last step of ``make bench``) measures nothing: it writes
+``docs/timings.md`` and the README's timing table from the bench tables (:mod:`xaibench.bench.timings`)."""
 from __future__ import annotations
 
 import argparse
@@ -73,6 +75,7 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m xaibench.bench")
     sub = ap.add_subparsers(dest="cmd", required=True)
     subs = {name: sub.add_parser(name, help=text) for name, text in BENCHMARKS.items()}
+    sub.add_parser("timings", help="write docs/timings.md and the README's timing table from figures/tables/bench_*.csv")
     subs["training"].add_argument("--models", nargs="+", default=["minilm", "lstm"])
     subs["training"].add_argument("--tasks", nargs="+", default=["binary", "ternary", "5-way"])
     subs["causalm_staging"].add_argument("--tasks", nargs="+", default=["5-way", "ternary"])
@@ -96,6 +99,12 @@ def main(argv: list[str] | None = None, run: Callable[[str, argparse.Namespace],
         from .training import train_one
 
         train_one(args.model, args.task, args.out)
+        return
+    if args.cmd == "timings":
+        from .timings import write_timings
+
+        wrote = write_timings()
+        print("wrote " + ", ".join(str(p) for p in wrote) if wrote else "docs/timings.md and the README are current")
         return
     if args.cmd == "_cores_one":
         from .cores import run_workload
