@@ -79,8 +79,8 @@ endef
 # profile and NB_PARAMS_$(1), or the seeds for a notebook that sets none.
 nb_params = -p profile $(PROFILE) $(if $(filter undefined,$(origin NB_PARAMS_$(1))),-p seeds "$(SEEDS)",$(NB_PARAMS_$(1)))
 
-# A report is also rerun when those parameters differ from the ones it records (make faithfulness
-# SEEDS=43 after a run with the default seeds).  Each report's parameter stamp is refreshed on every
+# A report is also rerun when those parameters, or the plug-ins of XAIBENCH_PLUGINS, differ from the ones
+# it records (make faithfulness SEEDS=43 after a run with the default seeds).  Each report's parameter stamp is refreshed on every
 # make run, under make -n too (+): made newer than the report when they differ (with a notice), else
 # no newer than it, so a fresh clone does not rerun reports recorded with the requested parameters.
 PARAM_STAMPS := data/cache/params/$(PROFILE)

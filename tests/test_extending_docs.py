@@ -68,6 +68,46 @@ def test_the_example_explainer_registers_and_every_attribution_protocol_takes_it
     assert a.scores.tolist() == pytest.approx([0.0, 0.7, 0.0])  # deleting "good": 0.9 -> 0.2
 
 
+POS = ["a great movie", "i loved it , wonderful", "good acting and a great plot", "really enjoyable film"]
+NEG = ["a terrible movie", "i hated it , awful", "bad acting and a boring plot", "really boring film"]
+
+
+@pytest.fixture(scope="module")
+def tiny_cnn():
+    from xaibench.models.cnn import CNNClassifier
+
+    return CNNClassifier(2, seed=0, epochs=4, batch_size=4, lr=1e-2, cache=False).fit(
+        POS + NEG, [1] * 4 + [0] * 4, POS + NEG, [1] * 4 + [0] * 4)
+
+
+def test_the_example_explains_the_models_tokens_and_draws_beside_the_projects_explainers(clean_registry, tiny_cnn):
+    """Notebook 11 draws each added explainer in one heat map with the paper's (`make human ...
+    EXPLAINERS=occlusion`): its tokens must be the CNN's, whatever the case and punctuation of the text."""
+    from xaibench import viz
+    from xaibench.explainers.local import make_explainer
+
+    registry.load_plugins(str(EXAMPLE))
+    text = "A GREAT movie, really good acting!"
+    [a] = registry.explainer_spec("occlusion").make().fit(tiny_cnn).explain([text])
+    [r] = make_explainer("random_words").fit(tiny_cnn).explain([text])
+    assert a.tokens == r.tokens == ["a", "great", "movie", ",", "really", "good", "acting", "!"]
+    viz.png_heatmap({"Random (W)": r, "occlusion": a})
+
+
+def test_an_explainer_with_tokens_of_its_own_is_refused_at_its_first_explanation(tiny_cnn):
+    from xaibench.explainers.base import Attribution, LocalExplainer
+
+    class SplitOnSpaces(LocalExplainer):
+        def explain(self, texts, targets=None):
+            return [Attribution(t, t.split(), np.zeros(len(t.split())), 0) for t in texts]
+
+    assert SplitOnSpaces().fit(tiny_cnn).explain(["a good movie"])[0].tokens == ["a", "good", "movie"]
+    with pytest.raises(ValueError, match=r"explains 'A good movie!' as the tokens \['A', 'good', 'movie!'\] but "
+                                         r"the protocols score one value per token of the model, here \['a', 'good', "
+                                         r"'movie', '!'\]: build each Attribution on self.tokens\(text\)"):
+        SplitOnSpaces().fit(tiny_cnn).explain(["A good movie!"])
+
+
 def occlusion_cell(text: str, explainer_class):
     from tests.test_extending_docs import KeywordModel
 

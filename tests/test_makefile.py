@@ -252,6 +252,43 @@ def test_a_report_recorded_with_the_requested_parameters_is_kept_whatever_the_fi
     assert "-p seeds 43" in (cwd / "papermill.log").read_text(), "a real run with other seeds must rerun"
 
 
+def test_a_report_is_rerun_when_the_plugins_differ_from_those_it_records(tmp_path):
+    """`make scorecard PROFILE=quick XAIBENCH_PLUGINS=docs/examples/occlusion.py` after a run without the
+    plug-in used to print "Nothing to be done": the plug-ins are a parameter of the run."""
+    import json
+
+    plugin = "docs/examples/occlusion.py"
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
+    (cwd / plugin).parent.mkdir(parents=True)
+    shutil.copy(ROOT / plugin, cwd / plugin)
+    out = _run(cwd, "-n", REPORT, f"XAIBENCH_PLUGINS={plugin}")
+    assert out.returncode == 0, out.stderr
+    assert len(_papermill_runs(out)) == 1, f"not rerun with a plug-in the report did not import:\n{out.stdout}"
+    assert f"XAIBENCH_PLUGINS: (not given) -> '{plugin}'" in out.stderr, out.stderr
+    nb = json.loads((cwd / REPORT).read_text())  # a report made with the plug-in records it, relative
+    nb["metadata"].setdefault("xaibench", {})["plugins"] = plugin
+    (cwd / REPORT).write_text(json.dumps(nb))
+    os.utime(cwd / REPORT, (NEW, NEW))
+    out = _run(cwd, "-n", REPORT, f"XAIBENCH_PLUGINS={plugin}")
+    assert out.returncode == 0 and not _papermill_runs(out), out.stdout + out.stderr
+    out = _run(cwd, "-n", REPORT)  # and again without it
+    assert len(_papermill_runs(out)) == 1 and f"XAIBENCH_PLUGINS: '{plugin}' -> (not given)" in out.stderr
+
+
+def test_finalize_records_the_plugins_relative_to_the_project(tmp_path, monkeypatch):
+    import json
+
+    from xaibench import paths, reports
+
+    monkeypatch.setenv("XAIBENCH_PLUGINS", f"{paths.project_root() / 'docs/examples/occlusion.py'} my_module")
+    tmp = tmp_path / "r.ipynb.tmp.ipynb"
+    tmp.write_text(json.dumps({"cells": [], "metadata": {"papermill": {"parameters": {"profile": "quick"}}},
+                               "nbformat": 4, "nbformat_minor": 5}))
+    reports.finalize(tmp, tmp_path / "r.ipynb")
+    assert reports.recorded_parameters(tmp_path / "r.ipynb") == {
+        "profile": "quick", "XAIBENCH_PLUGINS": "docs/examples/occlusion.py my_module"}
+
+
 def test_every_target_specific_parameter_reaches_the_stamp():
     """The stamp compares exactly what papermill gets: for each report, `make -n -B` prints the same
     `-p` list on its stamp line and its papermill line."""

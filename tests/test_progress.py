@@ -130,3 +130,20 @@ def test_importing_xaibench_in_a_kernel_silences_tqdm_auto(tmp_path, monkeypatch
     pm.execute_notebook(str(src), str(out), kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
     streams = "".join(o.text for o in nbformat.read(out, as_version=4).cells[0].outputs if o.output_type == "stream")
     assert streams == "imported\n"
+
+
+def _sleep_cell(seconds: float) -> float:
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+def test_a_long_cell_in_a_worker_process_still_gets_a_line_every_interval(loud, fake_kernel, capsys, monkeypatch):
+    """One cell of several minutes used to leave the notebook without a line until it ended."""
+    from xaibench import executor
+
+    monkeypatch.setenv("XAIBENCH_PROGRESS_INTERVAL", "1")
+    assert executor.get_executor("processes:1").map(_sleep_cell, [4.0], desc="long cells") == [4.0]
+    out = capsys.readouterr().out
+    assert "long cells: 0/1 so far, still running" in out and "long cells: 1/1 done" in out

@@ -212,3 +212,39 @@ def test_the_command_line_recomputes_only_when_asked(monkeypatch):
     sc.main(["--protocols", "eraser"])
     sc.main(["--protocols", "eraser", "--recompute"])
     assert seen == [True, False]
+
+
+def test_collect_prints_each_skipped_protocol_with_its_reason(monkeypatch, results_tmp, capsys):
+    """The quick scorecard ran 5 of 7 protocols and said so only in warnings: a protocol that scores nothing
+    gives the reason it warned, one that applies to none of the explainers asked for is named too, and
+    collect prints them as a table."""
+    import warnings
+
+    from xaibench import registry
+    from xaibench.evaluation.base import Metric, Protocol
+    from xaibench.evaluation.protocol import load_builtins
+
+    class NoModels(Protocol):
+        name, paper, accepts, datasets = "p_empty", "toy", ("attribution",), ("d",)
+        metrics = {"m": Metric("m", False)}
+
+        def _score(self, names, profile, seeds):
+            warnings.warn("p_empty: no quick-profile model for seed 42 (make models trains it): skipped")
+            return pd.DataFrame(columns=["metric", "explainer", "model", "dataset", "seed", "value"])
+
+    class Concepts(NoModels):
+        name, accepts = "p_concepts", ("concept_effect",)
+
+    load_builtins()
+    monkeypatch.setitem(registry._PROTOCOLS, "p_empty", NoModels())
+    monkeypatch.setitem(registry._PROTOCOLS, "p_concepts", Concepts())
+    with pytest.warns(UserWarning, match="no quick-profile model"):  # still shown as a warning
+        rows = sc.collect(["lime"], profile="quick", seeds=[42], protocols=["p_empty", "p_concepts"])
+    assert rows.attrs["skipped"] == [
+        {"protocol": "p_empty", "reason": "no rows: p_empty: no quick-profile model for seed 42 (make models trains it): skipped"},
+        {"protocol": "p_concepts", "reason": "none of the explainers asked for is of a kind it scores"}]
+    out = capsys.readouterr().out
+    assert "scorecard: 0 of 2 protocols gave rows; skipped:" in out
+    assert "| p_empty    | no rows: p_empty: no quick-profile model" in out and "| p_concepts | none of" in out
+    rows.attrs["skipped"] = []
+    assert sc.skipped_summary(rows, ["a", "b"]) == "scorecard: all 2 protocols gave rows"

@@ -13,7 +13,7 @@ class Occlusion(LocalExplainer):
     def explain(self, texts, targets=None):
         out = []
         for i, text in enumerate(texts):
-            words = text.split()
+            words = self.tokens(text)  # the model's tokens: every protocol reads one score per token
             variants = [" ".join(words)] + [" ".join(words[:j] + words[j + 1:]) for j in range(len(words))]
             p = self.model.predict_proba(variants)
             target = int(p[0].argmax()) if targets is None else int(targets[i])

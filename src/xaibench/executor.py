@@ -259,7 +259,7 @@ class Executor:
 
     def _map_processes(self, fn, items, results, on_result, bar, cell_threads=None) -> None:
         import multiprocessing
-        from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, as_completed, wait
+        from concurrent.futures import FIRST_COMPLETED, FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
         import cloudpickle
 
@@ -269,12 +269,16 @@ class Executor:
             with _spawn_env(wait_policy(n, cell_threads)):  # the workers start as the cells are submitted
                 futures = {pool.submit(_pool_call, cloudpickle.dumps(item)): i for i, item in enumerate(items)}
             try:
-                for fut in as_completed(futures):
-                    i = futures[fut]
-                    results[i] = cloudpickle.loads(fut.result())
-                    if on_result is not None:
-                        on_result(i, results[i])
-                    bar.update(1)
+                pending = set(futures)
+                while pending:  # a long cell still gets a progress line every interval (bar.refresh)
+                    done, pending = wait(pending, timeout=_refresh_seconds(), return_when=FIRST_COMPLETED)
+                    bar.refresh()
+                    for fut in sorted(done, key=futures.get):
+                        i = futures[fut]
+                        results[i] = cloudpickle.loads(fut.result())
+                        if on_result is not None:
+                            on_result(i, results[i])
+                        bar.update(1)
             except BaseException:
                 for f in futures:
                     f.cancel()
@@ -304,6 +308,12 @@ class Executor:
             raise
         finally:
             del call
+
+
+def _refresh_seconds() -> float:
+    """How long the driver waits for a cell before it refreshes the progress display (the text lines'
+    interval, ``XAIBENCH_PROGRESS_INTERVAL``, at most 60 s)."""
+    return min(60.0, float(os.environ.get("XAIBENCH_PROGRESS_INTERVAL", 60)))
 
 
 def _dask_call(call: _Call, item):

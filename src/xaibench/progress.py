@@ -110,6 +110,13 @@ class TextProgress:
             self._last = now
             self._write("so far")
 
+    def refresh(self) -> None:
+        """A line saying it still runs when nothing was said for an interval (a long step between updates)."""
+        now = time.monotonic()
+        if not self.closed and now - self._last >= self.interval:
+            self._last = now
+            self._write("so far, still running")
+
     def close(self) -> None:
         if not self.closed:
             self.closed = True

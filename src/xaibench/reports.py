@@ -16,7 +16,8 @@ added
     that ran it, and ``metadata.xaibench.make_run``: the ``make`` invocation that ran it (its start time
     as an id, and whether it started cold, with no trained model, stored result or computed cache of the
     profile; see :func:`make_run`).  Both are read by the same benchmark, which tells the notebooks of
-    one cold ``make all`` from reruns on stored results.
+    one cold ``make all`` from reruns on stored results.  ``metadata.xaibench.plugins``: the plug-ins the
+    notebook imported (``XAIBENCH_PLUGINS``), when there were any.
 stripped
     per-cell timings (``metadata.execution``, ``metadata.papermill``), papermill's
     ``environment_variables``, widget state and widget views, terminal escape codes and
@@ -35,7 +36,8 @@ Refreshing a committed report without rerunning its experiments (``python -m xai
 
 Rerunning a report when its parameters change (``python -m xaibench.reports params``)
     ``make`` reruns a report when the parameters it would run with (``-p NAME VALUE``, the profile
-    included) differ from those the report records (``metadata.papermill.parameters``), not only when
+    included, and the plug-ins of ``XAIBENCH_PLUGINS``) differ from those the report records
+    (``metadata.papermill.parameters``, ``metadata.xaibench.plugins``), not only when
     its notebook or the data are newer.  Each report has a parameter stamp (``data/cache/params/``,
     not committed) that :func:`refresh_param_stamp` brings up to date on every ``make`` run: newer than
     the report when the parameters differ (and a notice says what the rerun replaces and how to restore
@@ -118,7 +120,8 @@ def make_run() -> dict[str, Any] | None:
 
 
 def strip_notebook(nb: dict, root: str | os.PathLike | None = None, output_path: str | None = None,
-                   machine: dict[str, Any] | None = None, run: dict[str, Any] | None = None) -> dict:
+                   machine: dict[str, Any] | None = None, run: dict[str, Any] | None = None,
+                   plugins: str = "") -> dict:
     """Return ``nb`` (a notebook as a JSON dict) cleaned as the module docstring describes."""
     root = str(root if root is not None else paths.project_root())
     meta = nb.setdefault("metadata", {})
@@ -136,6 +139,8 @@ def strip_notebook(nb: dict, root: str | os.PathLike | None = None, output_path:
         meta.setdefault("xaibench", {})["machine"] = machine
     if run is not None:
         meta.setdefault("xaibench", {})["make_run"] = run
+    if plugins:
+        meta.setdefault("xaibench", {})["plugins"] = plugins
     for cell in nb.get("cells", []):
         cmeta = cell.get("metadata", {})
         for key in ("execution", "papermill"):
@@ -158,7 +163,8 @@ def finalize(tmp: str | os.PathLike, dest: str | os.PathLike) -> Path:
         rel = str(dest.resolve().relative_to(root))
     except ValueError:
         rel = dest.name
-    nb = strip_notebook(nb, root, output_path=rel, machine=machine_info(), run=make_run())
+    nb = strip_notebook(nb, root, output_path=rel, machine=machine_info(), run=make_run(),
+                        plugins=plugins_value(os.environ.get(PLUGINS_PARAM)))
     write_text(dest, nbformat.writes(nbformat.from_dict(nb)) + "\n")
     tmp.unlink()
     return dest
@@ -402,14 +408,42 @@ def _same_value(a: Any, b: Any) -> bool:
     return " ".join(str(a).split()) == " ".join(str(b).split())
 
 
+#: the run parameter that names the plug-ins a notebook imported (compared like a papermill parameter)
+PLUGINS_PARAM = "XAIBENCH_PLUGINS"
+
+
+def plugins_value(text: str | None) -> str:
+    """``XAIBENCH_PLUGINS`` as a report records it: its words, a ``.py`` file inside the project as a path
+    relative to the project (the Makefile passes absolute paths), anything else as given."""
+    root = paths.project_root()
+    words = []
+    for item in (text or "").split():
+        if item.endswith(".py"):
+            path = Path(item).expanduser().resolve()
+            item = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        words.append(item)
+    return " ".join(words)
+
+
 def recorded_parameters(report: str | os.PathLike) -> dict[str, Any] | None:
-    """The parameters papermill recorded in ``report`` (``None``: no report, or none recorded)."""
+    """The parameters papermill recorded in ``report``, with ``XAIBENCH_PLUGINS`` when the report records
+    plug-ins (``metadata.xaibench.plugins``, see :func:`finalize`); ``None``: no report, or none recorded."""
     try:
         meta = json.loads(Path(report).read_text(encoding="utf-8")).get("metadata", {})
     except (OSError, ValueError):
         return None
     params = (meta.get("papermill") or {}).get("parameters")
-    return params if isinstance(params, dict) else None
+    if not isinstance(params, dict):
+        return None
+    plugins = (meta.get("xaibench") or {}).get("plugins")
+    return {**params, PLUGINS_PARAM: plugins} if plugins else params
+
+
+def requested_parameters(params: dict[str, str], plugins: str | None = None) -> dict[str, str]:
+    """The parameters of a run: papermill's ``params`` and, when there are any, the plug-ins the notebook
+    imports (``plugins``, by default ``$XAIBENCH_PLUGINS``, which make exports to every notebook)."""
+    plugins = plugins_value(os.environ.get(PLUGINS_PARAM) if plugins is None else plugins)
+    return {**params, PLUGINS_PARAM: plugins} if plugins else dict(params)
 
 
 def parameter_changes(recorded: dict[str, Any], requested: dict[str, str]) -> dict[str, tuple[Any, Any]]:
@@ -636,7 +670,7 @@ def main(argv: list[str] | None = None) -> None:
 
         print(readme_status())
     elif args.cmd == "params":
-        refresh_param_stamp(args.report, args.stamp, dict(args.params))
+        refresh_param_stamp(args.report, args.stamp, requested_parameters(dict(args.params)))
     elif args.cmd == "check":
         pairs = [a.partition("=") for a in args.assignments]
         bad = [a for a, (_, eq, _) in zip(args.assignments, pairs) if not eq]

@@ -14,8 +14,9 @@ explainers are scored -- on the seeds of the stored rows, so that each unit rank
 (:func:`computed_store`, one entry per protocol and explainer, keyed on the profile, the seeds and the
 source of the protocol's package and the explainer's module), so a rerun computes only what is new;
 ``reuse=False`` computes everything again -- needed after a change the key does not see (a retrained model
-the protocol reads, a changed model or metric module outside the protocol's package).  A protocol that cannot run (data or models missing) is reported in
-``rows.attrs["skipped"]``, never silently dropped.
+the protocol reads, a changed model or metric module outside the protocol's package).  A protocol that cannot run (data or models missing), scores nothing,
+or applies to none of the explainers asked for is reported in ``rows.attrs["skipped"]`` with the reason,
+never silently dropped; :func:`collect` prints them as a table (:func:`skipped_summary`).
 
 Ranks: within each protocol, every *unit* -- one (metric, model, dataset, seed) with a ranked metric
 -- ranks the explainers it scores (1 = best, the metric's declared direction, ties averaged); an
@@ -51,9 +52,12 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
     bad = [n for n in names if n not in known]
     if bad:
         raise ValueError(f"protocols={bad!r}: unknown; known: {sorted(known)}")
+    from ..progress import progress
+
     frames, skipped = [], []
-    for pname in names:
+    for pname in progress(names, desc="scorecard protocols"):
         p = known[pname]
+        caught: list[warnings.WarningMessage] = []
         try:
             if isinstance(explainers, str) and explainers in ("all", "paper", ""):
                 wanted = p.explainer_names(explainers or None)
@@ -62,17 +66,26 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
                 asked = explainers.split() if isinstance(explainers, str) else list(explainers)
                 wanted = [n for n in asked if n in applicable]
             if not wanted:
+                skipped.append({"protocol": pname, "reason": "none of the explainers asked for is of a kind it scores"})
                 continue
             stored = p.stored(profile) if reuse else pd.DataFrame(columns=list(ROW_COLUMNS))
             stored = stored[stored["explainer"].isin(wanted)].assign(source="stored")
             todo = [n for n in wanted if n not in set(stored["explainer"])]
             # the others are scored on the seeds of the stored rows, so that every unit ranks them all
             run_seeds = sorted(set(stored["seed"].astype(int))) if len(stored) else list(seeds)
-            computed = _computed(p, todo, profile, run_seeds, reuse).assign(source="computed") if todo else None
+            try:
+                with warnings.catch_warnings(record=True) as caught:  # a protocol says why it scored nothing
+                    warnings.simplefilter("always")
+                    computed = _computed(p, todo, profile, run_seeds, reuse).assign(source="computed") if todo else None
+            finally:
+                for w in caught:  # shown as they would have been
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             got = pd.concat([f for f in (stored, computed) if f is not None and len(f)], ignore_index=True) \
                 if len(stored) or (computed is not None and len(computed)) else None
             if got is None or not len(got):
-                skipped.append({"protocol": pname, "reason": "no rows (nothing stored, nothing computed)"})
+                said = "; ".join(dict.fromkeys(str(w.message) for w in caught))
+                skipped.append({"protocol": pname, "reason": f"no rows: {said}" if said
+                                else "no rows (nothing stored, nothing computed)"})
                 continue
             frames.append(got.assign(paper=got["explainer"].map(p.is_paper)))
         except Exception as err:  # noqa: BLE001 - one protocol that cannot run must not hide the others
@@ -81,7 +94,18 @@ def collect(explainers: Any = "all", profile: str = "quick", seeds: Sequence[int
     rows = (pd.concat(frames, ignore_index=True) if frames
             else pd.DataFrame(columns=[*ROW_COLUMNS, "source", "paper"]))
     rows.attrs["skipped"] = skipped
+    print(skipped_summary(rows, names), flush=True)
     return rows
+
+
+def skipped_summary(rows: pd.DataFrame, protocols: Sequence[str]) -> str:
+    """How many of ``protocols`` gave ``rows`` (from :func:`collect`), and a table of those it skipped with
+    the reason of each."""
+    skipped = pd.DataFrame(rows.attrs.get("skipped", []), columns=["protocol", "reason"])
+    if not len(skipped):
+        return f"scorecard: all {len(protocols)} protocols gave rows"
+    return (f"scorecard: {len(protocols) - len(skipped)} of {len(protocols)} protocols gave rows; skipped:\n"
+            + markdown_table(skipped))
 
 
 #: result-format version of the scorecard's stored computed rows
@@ -406,14 +430,12 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     use_profile(args.profile)
     rows = collect(args.explainers, profile=args.profile, seeds=parse_seeds(args.seeds, "--seeds"),
                    protocols=args.protocols.split() or None, reuse=not args.recompute)
-    for s in rows.attrs.get("skipped", []):
-        print(f"skipped {s['protocol']}: {s['reason']}")
     ranks = protocol_ranks(rows)
     print(markdown_table(ranks[["protocol", "explainer", "paper", "rank", "rank_std", "position", "n_explainers"]], 2))
     return rows
 
 
-__all__ = ["MIN_SHARED", "main", "collect", "computed_store", "rank_table", "protocol_ranks", "kendall_tau", "agreement_matrix",
+__all__ = ["MIN_SHARED", "main", "collect", "skipped_summary", "computed_store", "rank_table", "protocol_ranks", "kendall_tau", "agreement_matrix",
            "agreement_heatmap", "verdict", "markdown_table", "save_scorecard_table"]
 
 

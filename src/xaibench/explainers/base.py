@@ -74,11 +74,55 @@ class Attribution:
 
 
 class LocalExplainer(Explainer):
+    """Every protocol reads an :class:`Attribution` as one score per token of the model: :meth:`tokens`.
+    An explainer defined outside the package has each result of its ``explain`` checked against them, so
+    one that tokenises its own way is refused at its first explanation, with the tokens it should use."""
+
     output = "attribution"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        explain = cls.__dict__.get("explain")
+        if explain is not None and not cls.__module__.startswith("xaibench.") \
+                and not getattr(explain, "checks_tokens", False):
+            cls.explain = _checking_tokens(explain)
 
     @abc.abstractmethod
     def explain(self, texts: Sequence[str], targets: Sequence[int] | None = None) -> list[Attribution]:
         """One :class:`Attribution` per text; ``targets`` default to the predicted classes."""
+
+    def tokens(self, text: str) -> list[str]:
+        """The tokens of ``text`` that an attribution scores, one score each, as the protocols and the
+        heat maps read them: a torch model's explained input tokens (its non-special positions, e.g. the
+        CNN's lower-cased words of the part it reads), else the lower-cased words of the part the model
+        reads (:func:`xaibench.text.word_tokenize`).  Needs :meth:`fit` first."""
+        from .local import batch_tokens
+
+        return batch_tokens(self.model, [text])[0]
+
+
+def _checking_tokens(explain: Any) -> Any:
+    """``explain`` that refuses attributions whose tokens are not :meth:`LocalExplainer.tokens` (when fitted)."""
+    import functools
+
+    @functools.wraps(explain)
+    def checked(self: LocalExplainer, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Attribution]:
+        from .local import batch_tokens
+
+        out = explain(self, texts, *args, **kwargs)
+        if getattr(self, "model", None) is None:  # explains without a model: no tokens to keep to
+            return out
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        for text, a, want in zip(texts, out, batch_tokens(self.model, texts)):
+            if list(a.tokens) != list(want):
+                raise ValueError(
+                    f"explainer {type(self).__name__} explains {text[:60]!r} as the tokens {list(a.tokens)[:8]} but "
+                    f"the protocols score one value per token of the model, here {list(want)[:8]}: build each "
+                    "Attribution on self.tokens(text) (LocalExplainer.tokens)")
+        return out
+
+    checked.checks_tokens = True
+    return checked
 
 
 class ConceptExplainer(Explainer):

@@ -51,6 +51,7 @@ class AttributionGtProtocol(Protocol):
 
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
         from ...data.loaders import load
+        from ...progress import progress
         from ..base import make_with
         from . import text_eval as te
         from . import text_runner as tr
@@ -61,7 +62,7 @@ class AttributionGtProtocol(Protocol):
         for seed in seeds:
             model, ds = self._model(beer, cfg, seed)
             idx = list(range(min(cfg.n_explain, len(ds.test))))
-            for name in names:
+            for name in progress(names, desc=f"Attr% explainers (seed {seed})"):
                 kw = {"seed": seed, **cfg.explainer_kwargs.get(name, {})}
                 exp = make_with(registry.explainer_spec(name, family="local").factory, **kw).fit(model)
                 shares = te.summarise_shares(te.explainer_attr(exp, ds.test, idx))

@@ -89,13 +89,14 @@ class EraserProtocol(Protocol):
 
     def _score(self, names: list[str], profile: str, seeds: list[int]) -> pd.DataFrame:
         from ..human_grounded import prepare
+        from ...progress import progress
         from ..base import make_with
 
         rows = []
         for seed in seeds:
             setup = prepare(["amazon"], seed, quick=profile == "quick")["amazon"]
             model, texts = setup.models["well"], setup.pool["text"].head(N_TEXTS[profile]).tolist()
-            for name in names:
+            for name in progress(names, desc=f"ERASER explainers (seed {seed})"):
                 exp = make_with(registry.explainer_spec(name, family="local").factory, seed=seed, **cost(profile))
                 attrs = exp.fit(model, setup.fit_texts).explain(texts)
                 for metric, value in erasure_rows(model, attrs).items():

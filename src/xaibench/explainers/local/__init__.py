@@ -22,6 +22,7 @@ from typing import Any
 
 from ._common import BaseLocalExplainer, Fragment, counter_evidence, evidence
 from ._common import proba_uncached  # public: uncached, big-batch forward passes (xaibench.bench)
+from ._common import batch_tokens  # public: the tokens an attribution scores (LocalExplainer.tokens)
 from .baselines import RandomNgrams, RandomWords
 from .gradcam import GradCAMText
 from .gradient import GradientXInput, IntegratedGradients
@@ -62,4 +63,4 @@ __all__ = ["LOCAL_EXPLAINERS", "PAPER_METHODS", "CNN_ONLY", "GENERIC_METHODS", "
            "counter_evidence", "Fragment", "BaseLocalExplainer", "RandomWords", "RandomNgrams", "LimeWords",
            "LRPWords", "LRPNgrams", "DeepLiftWords", "DeepLiftNgrams", "GradCAMText", "DecisionTreeExplainer",
            "IntegratedGradients", "GradientXInput", "ShapPartition"]
-__all__ += ["proba_uncached"]
+__all__ += ["proba_uncached", "batch_tokens"]
