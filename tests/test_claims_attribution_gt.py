@@ -10,7 +10,7 @@ import pytest
 from xaibench.evaluation.attribution_gt import claims as ac
 from xaibench.evaluation.attribution_gt import tables as at
 from xaibench.evaluation.claims import JUDGED, PRECONDITION, VERDICTS, Tables, claims_table, evaluate, \
-    summary_interval
+    stability, summary_interval
 
 CLAIM = {c.id: c for c in ac.CLAIMS}
 METHODS = ("gradient", "smoothgrad", "cam", "lime", "shap")
@@ -20,19 +20,23 @@ LEARNED, UNLEARNED = 0.99, 0.6
 
 
 def _saliency(tmp_path, attr_of, acc_of=lambda exp, kind, j: LEARNED, kinds=KINDS4, runs_per_kind=2, pairs=0,
-              levels=(), r_values=()):
-    """Write ``attribution_gt_saliency`` (:func:`tables.saliency_table`) and ``attribution_gt_image_runs`` from
-    synthetic runs: ``runs_per_kind`` species-group runs (``er-groups``) and ``pairs`` species-pair runs (``er``)
-    per kind, a visibility sweep over ``levels`` and an r sweep over ``r_values`` (species pairs).
+              levels=(), r_values=(), per_run=False):
+    """Write ``attribution_gt_saliency`` (:func:`tables.saliency_table`) and ``attribution_gt_image_runs`` -- and,
+    with ``per_run``, ``attribution_gt_saliency_runs`` (:func:`tables.saliency_runs_table`) -- from synthetic
+    runs: ``runs_per_kind`` species-group runs (``er-groups``) and ``pairs`` species-pair runs (``er``) per kind, a
+    visibility sweep over ``levels`` and an r sweep over ``r_values`` (species pairs).  As in the image runner, the
+    species-group runs and the species-pair runs are numbered (``run``) each from 0.
 
     ``attr_of(method, kind, label, j, level, r)`` gives the Attr% of every explained image of the j-th run of a
     kind (the level / r index in the sweeps); ``acc_of(experiment, kind, j)`` its test accuracy."""
-    runs, rows, k = [], [], 0
+    runs, rows = [], []
     jobs = [("er-groups", kind, j, None, 0.5) for kind in kinds for j in range(runs_per_kind)]
     jobs += [("er", kind, j, None, 0.5) for kind in kinds for j in range(pairs)]
     jobs += [(f"visibility-{kind}-{g}-{lv}", kind, lv, lv, 0.5) for g, kind in enumerate(kinds) for lv in levels]
     jobs += [("r-similar", kind, j, None, r) for kind in kinds for j, r in enumerate(r_values)]
-    for exp, kind, j, level, r in jobs:
+    n_groups = len(kinds) * runs_per_kind
+    for i, (exp, kind, j, level, r) in enumerate(jobs):
+        k = i if i < n_groups else i - n_groups
         acc = acc_of(exp, kind, j)
         runs.append({"experiment": exp, "run": k, "manipulation": kind, "r": r, "n_test": 600, "test_acc": acc})
         for method in METHODS:
@@ -40,9 +44,13 @@ def _saliency(tmp_path, attr_of, acc_of=lambda exp, kind, j: LEARNED, kinds=KIND
                 rows.append({"experiment": exp, "run": k, "test_acc": acc, "manipulation": kind, "method": method,
                              "label": label, "r": r, "er_size": 0.3,
                              "attr_pct": attr_of(method, kind, label, j, level, r)})
-        k += 1
     at.saliency_table(pd.DataFrame(runs), pd.DataFrame(rows)).to_csv(tmp_path / f"{ac.SAL}.csv", index=False)
     at.image_runs_table(pd.DataFrame(runs)).to_csv(tmp_path / f"{ac.RUNS}.csv", index=False)
+    per_run_csv = tmp_path / f"{ac.SAL_RUNS}.csv"
+    if per_run:
+        at.saliency_runs_table(pd.DataFrame(rows)).to_csv(per_run_csv, index=False)
+    elif per_run_csv.exists():
+        per_run_csv.unlink()
     return Tables(tmp_path)
 
 
@@ -89,6 +97,19 @@ def test_learns_all_types(tmp_path):
     assert _verdict("image-learns-all-types", t) == "not reproduced"
     t = _saliency(tmp_path, lambda *a: 0.5, lambda *a: UNLEARNED, kinds=KINDS5)
     assert _verdict("image-learns-all-types", t) == "inconclusive"
+
+
+def test_learns_all_types_reads_the_fig5_group_runs_not_the_group_r_sweep(tmp_path):
+    """Brightness 0 of 2 group runs learned (upper 0.84: undecided); nine unlearned species-group r-sweep runs of
+    brightness (tagged species groups too) would make it 0 of 11 (upper 0.285 < 0.35: not learned)."""
+    t = _saliency(tmp_path, lambda *a: 0.5, lambda exp, kind, j: UNLEARNED if kind == "brightness" else LEARNED,
+                  kinds=KINDS5)
+    runs = pd.read_csv(tmp_path / f"{ac.RUNS}.csv")
+    sweep = pd.DataFrame({"experiment": "r-groups", "run": range(9), "protocol": "species groups",
+                          "manipulation": "brightness", "r": 0.6, "test_acc": UNLEARNED, "learned": False})
+    pd.concat([runs, sweep], ignore_index=True).to_csv(tmp_path / f"{ac.RUNS}.csv", index=False)
+    out = evaluate(CLAIM["image-learns-all-types"], Tables(tmp_path))
+    assert out.verdict == "reproduced" and "brightness 0/2" in out.reason
 
 
 BASE = {"blur": 0.4, "hue": 0.5, "noise": 0.6, "watermark": 0.5}  # mean 0.5, std 0.0816 over the four kinds
@@ -160,6 +181,153 @@ def test_watermark_presence(tmp_path):
     assert _verdict("watermark-presence-better", t) == "inconclusive"
 
 
+# ------------------------------------------------------------------------ saliency claims on the per-run table
+KINDS2 = ("noise", "watermark")
+
+
+def _per_run_values(values, offset=None):
+    """Attr% ``values[kind][j]`` for the j-th run of a kind, every method and class (``offset[method]`` added)."""
+    return lambda m, kind, label, j, lv, r: values[kind][j] + (offset or {}).get(m, 0.0)
+
+
+def test_below_ideal_per_run(tmp_path):
+    """t over the 4 learned group runs: SHAP 0.5 / 0.6 / 0.7 / 0.6 (the others 0.1 lower) -> [0.470, 0.730] < 0.9
+    holds; gradient at 0.94 / 0.96 / 0.95 / 0.95 -> [0.937, 0.963] fails; 0.6 / 1.0 / 0.7 / 0.9 -> [0.509, 1.091]
+    undecided."""
+    base = {"noise": [0.4, 0.5], "watermark": [0.6, 0.5]}
+    shap_up = {"shap": 0.1}
+    t = _saliency(tmp_path, _per_run_values(base, shap_up), kinds=KINDS2, per_run=True)
+    out = evaluate(CLAIM["saliency-attr-below-ideal"], t)
+    assert out.verdict == "reproduced"
+    assert "highest shap +0.600 [+0.470, +0.730] (4 learned runs)" in out.reason
+    assert "t over 4 learned of 4 species-group runs" in out.reason
+    high = {"noise": [0.94, 0.96], "watermark": [0.95, 0.95]}
+    t = _saliency(tmp_path, lambda m, *a: (high if m == "gradient" else base)[a[0]][a[2]], kinds=KINDS2, per_run=True)
+    out = evaluate(CLAIM["saliency-attr-below-ideal"], t)
+    assert out.verdict == "partly" and "fails in 1 (gradient)" in out.reason
+    t = _saliency(tmp_path, _per_run_values(high), kinds=KINDS2, per_run=True)
+    assert _verdict("saliency-attr-below-ideal", t) == "not reproduced"
+    t = _saliency(tmp_path, _per_run_values({"noise": [0.6, 1.0], "watermark": [0.7, 0.9]}), kinds=KINDS2,
+                  per_run=True)
+    assert _verdict("saliency-attr-below-ideal", t) == "inconclusive"
+
+
+def test_below_ideal_takes_the_run_as_its_unit(tmp_path):
+    """Noise runs 0.79 / 0.80 / 0.80 / 0.81, watermark 0.85 / 0.86 / 0.86 / 0.87: t over the 8 runs gives
+    [0.802, 0.858] < 0.9; over the two manipulations' means (0.80, 0.86: the aggregated table's unit) [0.449, 1.211],
+    undecided -- the rule reads the per-run table where it exists and the aggregated one where it does not."""
+    vals = {"noise": [0.79, 0.80, 0.80, 0.81], "watermark": [0.85, 0.86, 0.86, 0.87]}
+    t = _saliency(tmp_path, _per_run_values(vals), kinds=KINDS2, runs_per_kind=4, per_run=True)
+    assert _verdict("saliency-attr-below-ideal", t) == "reproduced"
+    t = _saliency(tmp_path, _per_run_values(vals), kinds=KINDS2, runs_per_kind=4)
+    out = evaluate(CLAIM["saliency-attr-below-ideal"], t)
+    assert out.verdict == "inconclusive" and "over 2 manipulations" in out.reason
+
+
+def test_saliency_claims_need_three_learned_runs(tmp_path):
+    """Two learned group runs (0.40 / 0.41, t [0.341, 0.469] would lie below 0.9; SHAP's lead 0.1 / 0.11 would lie
+    above 0) stay inconclusive, naming the count; no learned group run: not comparable."""
+    two = lambda exp, kind, j: LEARNED if kind == "noise" else UNLEARNED  # noqa: E731
+    vals = {"noise": [0.40, 0.41], "watermark": [0.5, 0.5]}
+    t = _saliency(tmp_path, _per_run_values(vals), two, kinds=KINDS2, per_run=True)
+    out = evaluate(CLAIM["saliency-attr-below-ideal"], t)
+    assert out.verdict == "inconclusive" and "only 2 of 4 species-group runs learned" in out.reason
+    lead = lambda m, kind, label, j, lv, r: 0.5 + ((0.1, 0.11)[j] if m == "shap" else 0.0)  # noqa: E731
+    out = evaluate(CLAIM["shap-best-saliency"], _saliency(tmp_path, lead, two, kinds=KINDS2, per_run=True))
+    assert out.verdict == "inconclusive" and out.ours == "shap" and "only 2 of 4" in out.reason
+    assert (out.interval.low, out.interval.high) == pytest.approx((0.041, 0.169), abs=1e-3)
+    t = _saliency(tmp_path, lambda *a: 0.5, lambda *a: UNLEARNED, kinds=KINDS2, per_run=True)
+    for cid in ("saliency-attr-below-ideal", "shap-best-saliency", "watermark-presence-better"):
+        out = evaluate(CLAIM[cid], t)
+        assert out.verdict == "not comparable" and out.reason.startswith("0 of "), cid
+
+
+def test_shap_best_is_paired_within_runs(tmp_path):
+    """SHAP's lead over gradient per run 0.13 / 0.14 / 0.15 / 0.14 (noise), 0.05 / 0.06 / 0.07 / 0.06 (watermark):
+    paired t over the 8 runs 0.100 [0.064, 0.136] > 0; over the two manipulations (0.14, 0.06) [-0.408, 0.608]."""
+    lead = {"noise": [0.13, 0.14, 0.15, 0.14], "watermark": [0.05, 0.06, 0.07, 0.06]}
+    base = {"noise": [0.3, 0.5, 0.4, 0.6], "watermark": [0.2, 0.7, 0.5, 0.4]}
+
+    def attr(sign):
+        return lambda m, kind, label, j, lv, r: base[kind][j] + (sign * lead[kind][j] if m == "shap" else OFFSET[m])
+    t = _saliency(tmp_path, attr(1), kinds=KINDS2, runs_per_kind=4, per_run=True)
+    out = evaluate(CLAIM["shap-best-saliency"], t)
+    assert out.verdict == "reproduced" and out.ours == "shap" and "SHAP - gradient Attr% per run" in out.reason
+    assert (out.interval.low, out.interval.high) == pytest.approx((0.064, 0.136), abs=1e-3)
+    assert out.interval.n == "8 learned runs"
+    t = _saliency(tmp_path, attr(1), kinds=KINDS2, runs_per_kind=4)
+    assert _verdict("shap-best-saliency", t) == "inconclusive"
+    t = _saliency(tmp_path, attr(-1), kinds=KINDS2, runs_per_kind=4, per_run=True)
+    out = evaluate(CLAIM["shap-best-saliency"], t)
+    assert out.verdict == "not reproduced" and out.ours == "gradient"
+    mixed = {"noise": [0.2, -0.1], "watermark": [0.15, -0.05]}  # 0.05 [-0.184, 0.284]
+    t = _saliency(tmp_path, lambda m, kind, label, j, lv, r: 0.5 + (mixed[kind][j] if m == "shap" else OFFSET[m]),
+                  kinds=KINDS2, per_run=True)
+    out = evaluate(CLAIM["shap-best-saliency"], t)
+    assert out.verdict == "inconclusive"
+    assert (out.interval.low, out.interval.high) == pytest.approx((-0.184, 0.284), abs=1e-3)
+
+
+def _watermark(d, base=(0.3, 0.6, 0.9)):
+    """Negative-class Attr% ``base[j]``, positive ``base[j] + d[j]``, for every method."""
+    return lambda m, kind, label, j, lv, r: base[j] + (d[j] if label == 1 else 0.0)
+
+
+def test_watermark_presence_is_paired_within_runs(tmp_path):
+    """Positive - negative per learned watermark run 0.10 / 0.12 / 0.08 on negatives 0.3 / 0.6 / 0.9: paired
+    0.100 [0.050, 0.150] > 0 for every method (Welch over the aggregated classes: [-0.570, 0.770], undecided);
+    reversed: below 0; 0.3 / -0.2 / 0.05: [-0.571, 0.671], undecided; two of three learned: inconclusive."""
+    wm = {"kinds": ("watermark",), "runs_per_kind": 3}
+    t = _saliency(tmp_path, _watermark([0.10, 0.12, 0.08]), per_run=True, **wm)
+    out = evaluate(CLAIM["watermark-presence-better"], t)
+    assert out.verdict == "reproduced" and "cam +0.100 [+0.050, +0.150]" in out.reason
+    assert "paired t over 3 learned of 3 species-group watermark runs" in out.reason
+    t = _saliency(tmp_path, _watermark([0.10, 0.12, 0.08]), **wm)
+    assert _verdict("watermark-presence-better", t) == "inconclusive"
+    t = _saliency(tmp_path, _watermark([-0.10, -0.12, -0.08]), per_run=True, **wm)
+    assert _verdict("watermark-presence-better", t) == "not reproduced"
+    t = _saliency(tmp_path, _watermark([0.3, -0.2, 0.05]), per_run=True, **wm)
+    assert _verdict("watermark-presence-better", t) == "inconclusive"
+    two = lambda exp, kind, j: LEARNED if j < 2 else UNLEARNED  # noqa: E731
+    t = _saliency(tmp_path, _watermark([0.10, 0.12, 0.08]), two, per_run=True, **wm)
+    out = evaluate(CLAIM["watermark-presence-better"], t)
+    assert out.verdict == "inconclusive" and "only 2 of 3 species-group watermark runs learned" in out.reason
+
+
+def test_per_run_claims_leave_the_species_pair_runs_apart(tmp_path):
+    """Learned species-pair runs where SHAP and the positive class score 0 (pooled, they would reverse every
+    claim) change no verdict; they are named."""
+    lead = {"noise": [0.13, 0.14, 0.15, 0.14], "watermark": [0.05, 0.06, 0.07, 0.06]}
+    attr = lambda m, kind, label, j, lv, r: (0.5 + (lead[kind][j] if m == "shap" else OFFSET[m])  # noqa: E731
+                                             + (0.1 if label == 1 else 0.0))
+    _saliency(tmp_path, attr, kinds=KINDS2, runs_per_kind=4, per_run=True)
+    runs = pd.read_csv(tmp_path / f"{ac.SAL_RUNS}.csv")
+    pairs = runs[runs.group == "er-groups"].assign(group="er")  # numbered 0..7 like the group runs
+    pairs = pairs.assign(ours=np.where((pairs.method == "shap") | (pairs["class"] == "positive"), 0.0, 0.95))
+    pd.concat([runs, pairs], ignore_index=True).to_csv(tmp_path / f"{ac.SAL_RUNS}.csv", index=False)
+    t = Tables(tmp_path)
+    for cid in ("shap-best-saliency", "watermark-presence-better", "saliency-attr-below-ideal"):
+        out = evaluate(CLAIM[cid], t)
+        assert out.verdict == "reproduced" and "species-pair runs (not judged): 8 of 8 learned" in out.reason, cid
+
+
+def test_leaving_one_run_out_drops_one_group_run(tmp_path):
+    """Four learned watermark group runs (the species-pair runs numbered from 0 as well): leaving run 0 out judges
+    the other three; the stability check varies the claims over the run column without a defect here."""
+    d = [0.10, 0.12, 0.08, 0.10]
+    t = _saliency(tmp_path, _watermark(d, base=(0.3, 0.6, 0.9, 0.5)), kinds=("watermark",), runs_per_kind=4,
+                  pairs=2, per_run=True)
+    assert "paired t over 4 learned of 4" in evaluate(CLAIM["watermark-presence-better"], t).reason
+    out = evaluate(CLAIM["watermark-presence-better"], Tables(tmp_path, {"run": 0}))
+    assert out.verdict == "reproduced" and "paired t over 3 learned of 3" in out.reason
+    out = evaluate(CLAIM["shap-best-saliency"], Tables(tmp_path, {"run": 0}))
+    assert out.interval.n == "3 learned runs"
+    st = stability("attribution_gt", tmp_path, "run")
+    wm = st[st.claim == "watermark-presence-better"]
+    assert set(wm.left_out) == {"0", "1", "2", "3"} and not wm.defect.any()
+    assert set(wm.verdict) == {"reproduced"}
+
+
 def test_learned_spread_and_interval_from_aggregated_rows():
     """One unlearned run of four: its value follows from the means, so the learned runs' std is exact; with the
     learned mean unknown, the bounded interval holds the exact one and all runs learned gives the plain t interval."""
@@ -201,6 +369,13 @@ def test_visibility_trend_is_an_equivalence_rule(tmp_path):
     assert _verdict("visibility-no-trend", t) == "not reproduced"
     t = _saliency(tmp_path, attr(0.0, noise=10.0), kinds=kinds, levels=levels)
     assert _verdict("visibility-no-trend", t) == "inconclusive"
+    t = _saliency(tmp_path, attr(0.0), kinds=kinds, levels=levels)
+    sal = pd.read_csv(tmp_path / f"{ac.SAL}.csv")
+    sweep = sal[sal.group == "visibility-noise"].assign(group="visibility-groups-noise")
+    sweep = sweep.assign(ours_learned=0.2 * sweep.level, ours=0.2 * sweep.level)  # a species-group sweep, rising
+    pd.concat([sal, sweep], ignore_index=True).to_csv(tmp_path / f"{ac.SAL}.csv", index=False)
+    out = evaluate(CLAIM["visibility-no-trend"], Tables(tmp_path))
+    assert out.verdict == "reproduced" and "cam/noise -0.002 [-0.013, +0.009]" in out.reason
     two = lambda exp, kind, j: LEARNED if not exp.startswith("visibility") or j < 2 else UNLEARNED  # noqa: E731
     t = _saliency(tmp_path, attr(0.0), two, kinds=kinds, levels=levels)
     assert _verdict("visibility-no-trend", t) == "not comparable"

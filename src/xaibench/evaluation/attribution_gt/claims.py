@@ -7,19 +7,37 @@ Sec. 7), each judged by the interval of the quantity it is about (:mod:`xaibench
 95 % test accuracy (Sec. 5.1), text models above 97 % (Secs. 6-7); only for those is the effective region
 (ER) the ground truth.  How many learned is a precondition (``image-runs-learned``, ``text-models-over-97``:
 a share with its exact binomial interval, no verdict); every claim about attributions is judged on the
-learned runs, and with fewer than :data:`MIN_LEARNED` of them it is ``not comparable``.  The image claims
+learned runs, and with fewer than :data:`MIN_LEARNED` of them it is ``not comparable`` (the saliency claims
+on the per-run table: ``inconclusive``, below).  The image claims
 of Sec. 5.1 read the species-group runs (about 1,000 training and 300 test images per class, as the paper);
-the species-pair runs (80 training, 18-20 test images) are named in the reasons but never judged.  The
-visibility (Sec. 5.3) and r (Sec. 5.4) sweeps exist as species-pair runs only, and are judged on those.
+the species-pair runs (80 training, 18-20 test images) are named in the reasons but never judged.
+
+**Saliency claims per run.**  The Sec. 5.1 saliency claims read ``attribution_gt_saliency_runs``
+(:func:`.tables.saliency_runs_table`: one row per run, method and class, ``ours`` = the run's mean Attr% over
+its explained images, ``learned`` = test accuracy > 0.95) where it exists.  The independent unit is the learned
+species-group run (``group`` ``er-groups``, keyed by ``manipulation`` and ``run``; the two classes averaged
+unless the claim compares them), and comparisons are paired within a run: each method's Attr% by its t interval
+over the learned runs (below-ideal), SHAP minus the runner-up per run (SHAP-best), positive minus negative
+class per learned watermark run (watermark presence).  A claim needs :data:`MIN_LEARNED` learned runs of what
+it compares: with fewer it is ``inconclusive`` (its interval shown, the count named), with none ``not
+comparable``.  Leaving one ``run`` out (:data:`.claims_stability.REPLICATION`) drops one species-group run with
+all its methods and classes.  Without the per-run table the claims read the aggregated table as below.
 
 **Learned runs from aggregated rows.**  The saliency table gives per cell the mean over the learned runs
 (``ours_learned``) but the spread over all runs (``ours_std``); the attention table gives mean and spread over
 all runs only.  Where some runs did not learn, the learned runs' interval is bounded over what the table
 leaves unknown -- the unlearned runs' values, each in [0, 1] (Attr% is a share) -- by :func:`_learned_interval`:
-the union of the t intervals over every value the table admits, which holds the exact one.  A per-run table
-(``attribution_gt_saliency_runs`` as :func:`.tables.saliency_per_run` builds it; ``attribution_gt_attention_runs``
-with ``dataset, seed, corr, noncorr, share_corr_tokens, share_noncorr_tokens, test_acc``) would give it exactly
-and let pairs (positive / negative, SHAP / runner-up) be paired within each run.
+the union of the t intervals over every value the table admits, which holds the exact one.  On the aggregated
+saliency table the Sec. 5.1 claims take the manipulation as their unit (t over manipulations; Welch t over the
+learned runs for watermark presence, as the table cannot pair the classes within a run).  A per-run attention
+table (``attribution_gt_attention_runs`` with ``dataset, seed, corr, noncorr, share_corr_tokens,
+share_noncorr_tokens, test_acc``) would give the attention intervals exactly.
+
+**Sweeps.**  The visibility (Sec. 5.3) and r (Sec. 5.4) sweeps are judged on the species-pair sweep runs
+(``visibility-<kind>``, ``r``); the species-group sweeps (``visibility-groups-<kind>``, ``r-groups``) are not
+read.  They stay on the aggregated table: a visibility level is one run, so its per-run row is the aggregated
+one; the r sweep's two runs per r are two fixed species pairs, whose offset the per-r mean keeps out of the
+slope's residuals and which the per-run table does not name.
 
 **Thresholds.**  ``IDEAL``: "Attr% ~ 1" reads as at least 0.9.  ``NEAR``: "near the optimum" is within 0.05 of
 it, "markedly below" more than 0.05 below, "selects non-correlating articles" at least 0.05 of the selection.
@@ -58,9 +76,11 @@ PAPER_ARTICLE_ATTR, PAPER_ARTICLE_SHARE = 0.086, 0.079
 
 SAL, RUNS, ATT, RAT = ("attribution_gt_saliency", "attribution_gt_image_runs", "attribution_gt_attention",
                        "attribution_gt_rationales")
+SAL_RUNS = "attribution_gt_saliency_runs"
 GAP = "attribution_gt_attention_gap"
 GROUPS, PAIRS = "er-groups", "er"
 MORE_GROUP_RUNS = "more learned species-group runs (or a per-run Attr% table to pair within runs)"
+MORE_RUNS = "more learned species-group runs"
 
 
 class _NotComparable(Exception):
@@ -171,10 +191,13 @@ def check_runs_learned(t: Tables) -> Outcome:
 
 @_judge
 def check_learns_all_types(t: Tables) -> Outcome:
-    """Every manipulation type is learned: per type, *learned* when at least one species-group run learned it,
-    *not learned* when its share of learned runs lies wholly below half the paper's 0.70 (exact binomial)."""
+    """Every manipulation type is learned: per type, *learned* when at least one Fig. 5 species-group run
+    (experiment ``er-groups``; not a species-group sweep) learned it, *not learned* when its share of learned runs
+    lies wholly below half the paper's 0.70 (exact binomial)."""
     runs = t(RUNS)
     groups = runs[runs.protocol == "species groups"]
+    if "experiment" in groups.columns:  # the Fig. 5 runs, not a species-group sweep
+        groups = groups[groups.experiment == GROUPS]
     if not len(groups):
         raise _NotComparable("no species-group runs (the species-pair runs, 18-20 test images, are not judged)")
     cells, parts = {}, []
@@ -211,10 +234,9 @@ def _by_manipulation(cells: pd.DataFrame) -> pd.DataFrame:
     return cells.pivot_table(index="manipulation", columns="method", values="ours_learned", aggfunc="mean").dropna()
 
 
-@_judge
-def check_below_ideal(t: Tables) -> Outcome:
-    """No method consistently puts Attr% ~ 1 on the ER: per method, its learned-run Attr% (mean over the
-    manipulations, t over them) lies below IDEAL."""
+def _below_ideal_aggregated(t: Tables) -> Outcome:
+    """Below-ideal on the aggregated table: per method, its learned-run Attr% (mean over the manipulations, t over
+    them) lies below IDEAL."""
     cells, n, aside = _group_cells(t)
     wide = _by_manipulation(cells)
     ivs = {m: t_interval(wide[m], "manipulations") for m in wide.columns}
@@ -224,10 +246,9 @@ def check_below_ideal(t: Tables) -> Outcome:
                            f"highest {best} {ivs[best].text()}{aside}")
 
 
-@_judge
-def check_shap_best(t: Tables) -> Outcome:
-    """SHAP has the highest Attr%: its lead over the runner-up (the other method with the highest mean), paired
-    over the manipulations with learned species-group runs, is above 0."""
+def _shap_best_aggregated(t: Tables) -> Outcome:
+    """SHAP-best on the aggregated table: its lead over the runner-up (the other method with the highest mean),
+    paired over the manipulations with learned species-group runs, is above 0."""
     cells, n, aside = _group_cells(t)
     wide = _by_manipulation(cells)
     if "shap" not in wide.columns or wide.shape[1] < 2:
@@ -239,10 +260,9 @@ def check_shap_best(t: Tables) -> Outcome:
                    f"{out.reason} ({n} learned species-group runs){aside}", iv)
 
 
-@_judge
-def check_watermark_presence(t: Tables) -> Outcome:
-    """Attr% on watermarked (positive) images above that on unmarked (negative) ones, per method: Welch t over the
-    learned species-group watermark runs (unpaired, as the table aggregates the runs)."""
+def _watermark_presence_aggregated(t: Tables) -> Outcome:
+    """Watermark presence on the aggregated table, per method: Welch t over the learned species-group watermark
+    runs (unpaired, as the table aggregates the runs)."""
     cells, _, aside = _group_cells(t)
     wm = cells[cells.manipulation == "watermark"]
     if not len(wm) or int(wm.n_learned.max()) < 2:
@@ -264,6 +284,129 @@ def check_watermark_presence(t: Tables) -> Outcome:
                            f"{'; '.join(parts)}{aside}")
 
 
+def _saliency_runs(t: Tables) -> pd.DataFrame | None:
+    """The per-run saliency table, or None where it has not been written."""
+    try:
+        return t(SAL_RUNS)
+    except MissingTable:
+        return None
+
+
+def _as_bool(col: pd.Series) -> pd.Series:
+    return col if col.dtype == bool else col.astype(str).str.strip().str.lower().isin(("true", "1", "1.0"))
+
+
+def _learned_runs(runs: pd.DataFrame, kind: str | None = None) -> tuple[pd.DataFrame, int, str]:
+    """Attr% rows (every method and class) of the learned species-group runs (r = 0.5; of manipulation ``kind``
+    only, where given), the number of species-group runs they are among, and the species-pair aside; raises
+    :class:`_NotComparable` where none learned."""
+    runs = runs[runs.metric == "attr_pct"].assign(learned=lambda d: _as_bool(d.learned))
+    pairs = runs[runs.group == PAIRS].drop_duplicates(["manipulation", "run"])
+    aside = (f"; species-pair runs (not judged): {int(pairs.learned.sum())} of {len(pairs)} learned"
+             if len(pairs) else "")
+    rows = runs[(runs.group == GROUPS) & np.isclose(runs.r, 0.5)]
+    if kind is not None:
+        rows = rows[rows.manipulation == kind]
+    n_all = len(rows.drop_duplicates(["manipulation", "run"]))
+    what = f"species-group {kind} runs" if kind else "species-group runs"
+    if not n_all:
+        raise _NotComparable(f"no {what} in {SAL_RUNS}{aside}")
+    learned = rows[rows.learned]
+    if not len(learned):
+        raise _NotComparable(f"0 of {n_all} {what} learned the manipulation (test acc > {LEARNED_ACC:.2f}): no "
+                             f"attributions of a learned model to judge{aside}")
+    return learned, n_all, aside
+
+
+def _too_few(n: int, n_all: int, what: str) -> str:
+    """The reason's note where fewer than MIN_LEARNED runs are compared (the claim stays inconclusive)."""
+    return (f"only {n} of {n_all} {what} learned (test acc > {LEARNED_ACC:.2f}; at least {MIN_LEARNED} needed): "
+            f"{MORE_RUNS} would decide it")
+
+
+def _per_run_methods(learned: pd.DataFrame) -> pd.DataFrame:
+    """Attr% per learned run (rows: manipulation, run) and method (columns), the two classes averaged."""
+    return learned.pivot_table(index=["manipulation", "run"], columns="method", values="ours", aggfunc="mean")
+
+
+def _below_ideal_runs(runs: pd.DataFrame) -> Outcome:
+    learned, n_all, aside = _learned_runs(runs)
+    wide = _per_run_methods(learned)
+    ivs = {m: t_interval(wide[m].dropna(), "learned runs") for m in wide.columns}
+    best = max(ivs, key=lambda m: ivs[m].effect)
+    n = len(wide)
+    head = f"highest {best} {ivs[best].text()} ({ivs[best].n})"
+    if n < MIN_LEARNED:
+        return by_cells({m: "covers" for m in ivs}, what="method", more=MORE_RUNS,
+                        detail=f"{head}; {_too_few(n, n_all, 'species-group runs')}{aside}")
+    return by_cells({m: side(iv, IDEAL, above=False) for m, iv in ivs.items()}, what="method", more=MORE_RUNS,
+                    detail=f"each method's mean Attr% < {IDEAL} (t over {n} learned of {n_all} species-group runs, "
+                           f"the classes averaged); {head}{aside}")
+
+
+def _shap_best_runs(runs: pd.DataFrame) -> Outcome:
+    learned, n_all, aside = _learned_runs(runs)
+    wide = _per_run_methods(learned)
+    if "shap" not in wide.columns or wide.shape[1] < 2:
+        raise _NotComparable(f"no SHAP and no other method among the learned species-group runs{aside}")
+    runner = wide.drop(columns="shap").mean().idxmax()
+    both = wide[["shap", runner]].dropna()
+    iv = paired_interval(both["shap"], both[runner], "learned runs")
+    ours = "shap" if iv.effect > 0 else runner
+    what = f"SHAP - {runner} Attr% per run"
+    if len(both) < MIN_LEARNED:
+        return Outcome(ours, "inconclusive", f"{what} {iv.text()} ({int(CONFIDENCE * 100)} %, {iv.how}, {iv.n}); "
+                                             f"{_too_few(len(both), n_all, 'species-group runs')}{aside}", iv)
+    out = judge(iv, 0.0, what=what, more=MORE_RUNS)
+    return Outcome(ours, out.verdict, f"{out.reason}; {len(both)} learned of {n_all} species-group runs{aside}", iv)
+
+
+def _watermark_presence_runs(runs: pd.DataFrame) -> Outcome:
+    learned, n_all, aside = _learned_runs(runs, "watermark")
+    cells, parts, n = {}, [], 0
+    for method, g in learned.groupby("method"):
+        both = g.pivot_table(index="run", columns="class", values="ours", aggfunc="mean")
+        if not {"positive", "negative"} <= set(both.columns):
+            continue
+        both = both[["positive", "negative"]].dropna()
+        if not len(both):
+            continue
+        iv = paired_interval(both.positive, both.negative, "learned runs")
+        n = max(n, len(both))
+        cells[method] = side(iv, 0.0, above=True) if len(both) >= MIN_LEARNED else "covers"
+        parts.append(f"{method} {iv.text()}")
+    if not cells:
+        raise _NotComparable(f"no method with both classes among the learned species-group watermark runs{aside}")
+    few = f"; {_too_few(n, n_all, 'species-group watermark runs')}" if n < MIN_LEARNED else ""
+    return by_cells(cells, what="method", more=MORE_RUNS,
+                    detail=f"positive - negative Attr% (paired t over {n} learned of {n_all} species-group watermark "
+                           f"runs): {'; '.join(parts)}{few}{aside}")
+
+
+@_judge
+def check_below_ideal(t: Tables) -> Outcome:
+    """No method consistently puts Attr% ~ 1 on the ER: per method, its Attr% lies below IDEAL -- t over the
+    learned species-group runs (per-run table), else over the manipulations (aggregated table)."""
+    runs = _saliency_runs(t)
+    return _below_ideal_aggregated(t) if runs is None else _below_ideal_runs(runs)
+
+
+@_judge
+def check_shap_best(t: Tables) -> Outcome:
+    """SHAP has the highest Attr%: its lead over the runner-up (the other method with the highest mean) is above 0,
+    paired within the learned species-group runs (per-run table), else over the manipulations (aggregated)."""
+    runs = _saliency_runs(t)
+    return _shap_best_aggregated(t) if runs is None else _shap_best_runs(runs)
+
+
+@_judge
+def check_watermark_presence(t: Tables) -> Outcome:
+    """Attr% on watermarked (positive) images above that on unmarked (negative) ones, per method: paired within
+    the learned species-group watermark runs (per-run table), else Welch t over them (aggregated table)."""
+    runs = _saliency_runs(t)
+    return _watermark_presence_aggregated(t) if runs is None else _watermark_presence_runs(runs)
+
+
 def _level_points(g: pd.DataFrame, x: str) -> tuple[np.ndarray, np.ndarray]:
     """``(x, Attr%)`` per value of ``x`` over the learned runs, the two classes averaged."""
     per = g.groupby(x).ours_learned.mean().dropna()
@@ -273,11 +416,14 @@ def _level_points(g: pd.DataFrame, x: str) -> tuple[np.ndarray, np.ndarray]:
 @_judge
 def check_visibility_trend(t: Tables) -> Outcome:
     """Except SHAP on watermark, no (manipulation, method) Attr% rises with visibility: the slope of its learned-run
-    Attr% over the visibility levels (t interval, at least 3 learned levels) lies below TREND_BAND."""
+    Attr% over the visibility levels of the species-pair sweep (t interval, at least 3 learned levels) lies below
+    TREND_BAND."""
     sal = t(SAL)
     if "level" not in sal.columns:
         raise _NotComparable("the table pools the five visibility levels of each manipulation")
-    rows = sal[sal.group.astype(str).str.startswith("visibility") & (sal.metric == "attr_pct") & (sal.n_learned > 0)]
+    group = sal.group.astype(str)
+    pair_sweep = group.str.startswith("visibility-") & ~group.str.startswith("visibility-groups")
+    rows = sal[pair_sweep & (sal.metric == "attr_pct") & (sal.n_learned > 0)]
     n = int(rows.groupby(["manipulation", "level"]).n_learned.max().sum()) if len(rows) else 0
     if n < MIN_LEARNED:
         raise _NotComparable(f"only {n} visibility runs learned (at least {MIN_LEARNED} needed)")
