@@ -1,4 +1,4 @@
-"""Every command of docs/extending.md and of the README's "Rerunning with other parameters" runs here.
+"""Every command of docs/extending.md, docs/running.md and the README's "Rerunning with other parameters" runs here.
 
 The commands are read from the Markdown (each line of a ```bash block, each inline `make ...` /
 `python ...` span); :data:`FORMS` says how each one runs, and a test fails when the documented list and
@@ -13,6 +13,8 @@ The commands are read from the Markdown (each line of a ```bash block, each inli
 ``cli``
     the Python entry point called in this process with the documented arguments, its long work replaced by a
     recorder (the benchmark writes a committed table; the recompute scores every protocol again).
+``run``
+    run as written (fast: it only reads or re-checks local files).
 ``test:NAME``
     run as written by the test NAME of tests/test_extending_docs.py (asserted to exist).
 """
@@ -29,7 +31,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = {"docs/extending.md": ("", None), "README.md": ("## Rerunning with other parameters", "\n## ")}
+SECTIONS = {"docs/extending.md": ("", None), "README.md": ("## Rerunning with other parameters", "\n## "),
+            "docs/running.md": ("", None)}
 PLUGIN = "docs/examples/occlusion.py"
 #: the editor that the placeholder `my_editor` of docs/extending.md names, registered for the dry run
 MY_EDITOR = '''import xaibench
@@ -68,12 +71,23 @@ FORMS = {
     'make cebab MODEL=lstm SEEDS="42 43"': "dry",
     'make models MODELS="minilm lstm" TASKS=5-way': "dry",
     "make cf-feedback CF_IMDB=200 CF_NEWSGROUPS=200": "dry",
+    "make human EXPLAINERS=all": "dry",
+    # docs/running.md
     'make attribution-gt ATTR_GT_SEEDS="0 1 2"': "dry",
     "make quick": "dry",
-    "make cebab XAIBENCH_SCHEDULER=dask-local:4": "dry",
+    "make all": "dry",
+    "make test": "dry",
+    "make help": "dry",
+    "make claims": "dry",
+    "make lab": "dry",
+    "make survey": "dry",
+    "make attention-gap": "dry",
+    "make human": "dry",
+    "make --what-if=notebooks/11_local_explainers.ipynb reports/full/11_local_explainers.ipynb": "dry",
     "python -m xaibench.bench cores": "cli",
+    "python -m xaibench.bench precision": "cli",
     "make -j2 all": "dry",
-    "make scorecard": "dry",
+    "python -m xaibench.data fetch --verify --all": "run",
 }
 
 
@@ -124,7 +138,7 @@ def _dry_run(command: str, tmp_path: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
-@pytest.mark.parametrize("command", [c for c, f in FORMS.items() if c.startswith("make ")])
+@pytest.mark.parametrize("command", [c for c, f in FORMS.items() if f == "dry"])
 def test_each_make_command_passes_its_checks_under_a_dry_run(command, tmp_path):
     out = _dry_run(command, tmp_path)
     assert out.returncode == 0, f"make -n {command[5:]} failed:\n{out.stderr[-3000:]}"
@@ -163,14 +177,23 @@ def test_the_recompute_command_scores_every_protocol_again_in_the_quick_profile(
     assert seen == [("all", "quick", [42], None, False)]
 
 
-def test_the_cores_benchmark_command_dispatches_to_its_benchmark(monkeypatch):
+@pytest.mark.parametrize("command", [c for c, f in FORMS.items() if f == "cli" and "xaibench.bench" in c])
+def test_each_benchmark_command_dispatches_to_its_benchmark(command, monkeypatch):
     from xaibench.bench import __main__ as bench
 
-    [command] = [c for c in FORMS if "xaibench.bench" in c]
+    name = shlex.split(command)[3]
     seen = []
-    monkeypatch.setattr(bench, "write_bench_table", lambda df, name: seen.append(name) or ROOT / name)
+    monkeypatch.setattr(bench, "write_bench_table", lambda df, table: seen.append(table) or ROOT / table)
     bench.main(shlex.split(command)[3:], run=lambda cmd, args: seen.append((cmd, args.workloads)))
-    assert seen == [("cores", ["image", "minilm", "bilstm"]), "bench_cores.csv"]
+    assert seen == [(name, ["image", "minilm", "bilstm"]), f"bench_{name}.csv"]
+
+
+def test_the_data_verify_command_runs():
+    cmd = [c for c, f in FORMS.items() if f == "run"]
+    assert cmd == ["python -m xaibench.data fetch --verify --all"]
+    out = subprocess.run([sys.executable, *shlex.split(cmd[0])[1:]], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
 
 
 def _run_quick(command: str) -> subprocess.CompletedProcess:
