@@ -99,16 +99,14 @@ class ImageConfig:
         """The species-group protocol: 24 species per class (about 1,000 training / 100 validation /
         300 test images per class), 112-px canvas, stop at the first epoch with validation accuracy
         >= 0.97 (at most 40 epochs) and read the best validation checkpoint, watermark glyphs of the paper's 13 px (not scaled
-        down with the canvas: :func:`watermark_glyph_runs`), 50 explained test images per run (class-balanced); ``quick``:
-        a tiny smoke version."""
+        down with the canvas: :func:`watermark_glyph_runs`); ``quick``: a tiny smoke version."""
         if profile == "quick":
             base = dict(canvas=32, widths=(8, 16), epochs=2, group_size=3, n_train=60, n_val=10, n_test=20,
                         smoothgrad_samples=4, lime_samples=20, lime_segments=8, shap_samples=4, n_explain=4,
                         stop_val_acc=0.97, best_checkpoint=True, preresize=40, watermark_font_px=PAPER_GLYPH_PX)
         else:
             base = dict(canvas=112, widths=(16, 32, 64, 128), epochs=40, group_size=24, n_train=1000, n_val=100, n_test=300,
-                        stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX,
-                        n_explain=50)
+                        stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX)
         return cls(**{**base, **overrides})
 
 
@@ -380,21 +378,19 @@ class ImagePlan:
     r_values: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # Fig. 8 (paper: the same, 4 pairs)
     r_kinds: tuple[str, ...] = ("noise", "watermark")  # Fig. 8 (paper: all five)
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
-    group_runs_per_kind: int = 4                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
+    group_runs_per_kind: int = 2                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
     group_kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")  # ... for these manipulations
     # the group runs of these manipulations trained again with one stage less (the depth experiment)
     stage_kinds: tuple[str, ...] = ("blur", "brightness")
     # ... and the group runs of these trained with that shallower model's widths doubled (the deep model's parameters)
     width_kinds: tuple[str, ...] = ("brightness",)
-    # the paired experiments (watermark glyphs, depth, width) train again the first this many group runs of each kind
-    variant_runs_per_kind: int = 2
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImagePlan":
         if profile == "quick":
             return cls(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
                        kinds=("watermark",), group_runs_per_kind=1, group_kinds=("watermark",), stage_kinds=("watermark",),
-                       width_kinds=("watermark",), variant_runs_per_kind=1)
+                       width_kinds=("watermark",))
         return cls()
 
 
@@ -437,7 +433,7 @@ def _job_cell(cell: tuple, images: dict, cfg: ImageConfig) -> tuple[dict, pd.Dat
 
 #: the :class:`ImagePlan` fields of the species-group runs (:func:`run_groups`); the species-pair runs
 #: (:func:`run_images`) do not read them, so they are not part of a pair entry's key
-GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds", "stage_kinds", "width_kinds", "variant_runs_per_kind")
+GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds", "stage_kinds", "width_kinds")
 
 
 def pair_plan(plan: ImagePlan) -> dict:
