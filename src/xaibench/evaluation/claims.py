@@ -255,7 +255,8 @@ def by_cells(cells: dict[str, str], what: str = "cell", more: str = "more seeds"
     """The verdict of a claim over several cells, each already judged ``holds``/``fails``/``covers``
     (:func:`side`).  All decided cells hold -> ``reproduced``; all fail -> ``not reproduced``; both ->
     ``partly``; undecided cells count for neither side (the reason names them, and the interval of the share
-    of cells that hold shows how many); no cell decided -> ``inconclusive``.
+    of cells that hold shows how many), but a claim with more than half its cells undecided is ``inconclusive``:
+    the evidence does not decide it.
 
     The interval is of the share of cells that hold: from the cells decided for it (low) to those decided
     for it or undecided (high)."""
@@ -276,7 +277,7 @@ def by_cells(cells: dict[str, str], what: str = "cell", more: str = "more seeds"
     if k_open:
         parts.append(f"undecided in {k_open} ({names('covers')})")
     reason = "; ".join(parts) + (f"; {detail}" if detail else "")
-    if k_hold + k_fail == 0:
+    if 2 * k_open > n:
         verdict = "inconclusive"
         reason += f": {more} would decide the undecided {what}s"
     elif k_fail == 0:
