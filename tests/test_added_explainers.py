@@ -33,12 +33,14 @@ def test_cebab_added_explainer_is_marked_and_never_our_best_against_the_paper():
     assert tau.loc[0, "n_explainers"] == 4 and tau.loc[0, "best_ours"] == "approx"
 
 
-def test_cebab_claims_read_only_the_papers_explainers():
+def test_cebab_claims_read_only_the_papers_explainers(tmp_path):
     from xaibench.evaluation.cebab import claims
+    from xaibench.evaluation.claims import Tables
 
-    t = _table10({"approx": 0.2, "random": 0.8, "mine (added)": 0.01}, {})
-    got = claims._icace(lambda name: t, metric="cosine")
-    assert sorted(got["explainer"]) == ["approx", "random"]
+    _table10({"approx": 0.2, "random": 0.8, "mine (added)": 0.01}, {}).assign(n_seeds=5).to_csv(
+        tmp_path / f"{claims.ICACE}.csv", index=False)
+    [setting] = claims._settings(Tables(tmp_path), metric="cosine")
+    assert sorted(setting.explainers) == ["approx", "random"]
 
 
 def test_cebab_run_list_adds_a_registered_concept_explainer(monkeypatch):

@@ -33,3 +33,20 @@ def machine_context() -> dict:
     info = machine_info()
     return {"cpus": info["cpus"], "cpu_model": info["cpu_model"], "torch_threads": torch.get_num_threads(),
             "load_avg_1min": load_average()}
+
+
+# benchmark -> help line; each writes figures/tables/bench_<name>.csv
+BENCHMARKS: dict[str, str] = {
+    "training": "one fine-tuning run per model and task",
+    "cebab": "8 concept explainers on one trained 5-way MiniLM, cold cache",
+    "causalm_staging": "CausaLM from the explained model vs from the pretrained LM (App. E.2), stored encoders reused",
+    "attribution": "every local explainer on the CNN and MiniLM",
+    "faithfulness": "Ge et al.: seconds per explanation and per counterfactual search",
+    "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
+    "manipulations": "Zhou et al. 2022: seconds per image of each image manipulation (HSV ones: ours vs matplotlib's)",
+    "editors": "seconds and predictor calls per edit step of each counterfactual editor",
+    "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
+    "precision": "ms per training step in float32, channels-last and bfloat16 autocast, and how far each moves the logits",
+    "make_all": "wall time of every executed notebook of the last full run",
+    "make_test": "fresh-clone `make test` (as CI runs it): wall time, pytest's time, the set-up, outcome counts",
+}

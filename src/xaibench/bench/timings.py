@@ -188,7 +188,7 @@ def load(tables: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str:
     """``docs/timings.md`` from the bench tables in ``tables``."""
     if descriptions is None:
-        from .__main__ import BENCHMARKS
+        from .common import BENCHMARKS
         descriptions = BENCHMARKS
     make_all, make_test = load(tables)
     out = ["# Timings", "",

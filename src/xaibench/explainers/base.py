@@ -96,7 +96,7 @@ class LocalExplainer(Explainer):
         heat maps read them: a torch model's explained input tokens (its non-special positions, e.g. the
         CNN's lower-cased words of the part it reads), else the lower-cased words of the part the model
         reads (:func:`xaibench.text.word_tokenize`).  Needs :meth:`fit` first."""
-        from .local import batch_tokens
+        from .tokens import batch_tokens
 
         return batch_tokens(self.model, [text])[0]
 
@@ -107,7 +107,7 @@ def _checking_tokens(explain: Any) -> Any:
 
     @functools.wraps(explain)
     def checked(self: LocalExplainer, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Attribution]:
-        from .local import batch_tokens
+        from .tokens import batch_tokens
 
         out = explain(self, texts, *args, **kwargs)
         if getattr(self, "model", None) is None:  # explains without a model: no tokens to keep to

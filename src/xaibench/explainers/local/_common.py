@@ -9,6 +9,9 @@ from typing import Any, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from ..base import Attribution, LocalExplainer
+from ..tokens import is_torch_model as _is_torch_model  # noqa: F401
+from ..tokens import (batch_tokens, chars_read, explained_positions, read_part, row_tokens,  # noqa: F401
+                      special_ids, word_tokens)
 
 #: n-gram widths used when the model has no conv filters (the paper's CNN widths)
 DEFAULT_WIDTHS = (2, 3, 4)
@@ -71,36 +74,10 @@ def _check_targets(targets: Any, n_texts: int, model: Any) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 # model helpers
 # ----------------------------------------------------------------------------------------------
-def chars_read(model: Any, text: str) -> int:
-    """How many characters of ``text`` the model reads (``Classifier.chars_read``; all of it for
-    models without one)."""
-    fn = getattr(model, "chars_read", None)
-    return int(fn(text)) if fn is not None else len(text)
-
-
-def read_part(model: Any, text: str) -> str:
-    """The part of ``text`` the model reads: model-agnostic methods (LIME, decision trees) perturb
-    and attribute only this, never the tail a truncating model ignores."""
-    return text[: chars_read(model, text)]
-
-
-def _is_torch_model(model: Any) -> bool:
-    from ...models.base import TorchTextClassifier
-
-    return isinstance(model, TorchTextClassifier)
-
-
 def filter_widths(model: Any) -> tuple[int, ...]:
     """The model's conv filter widths (n-gram sizes), or the paper's (2, 3, 4)."""
     w = getattr(model, "filter_widths", None)
     return tuple(int(x) for x in w) if w else DEFAULT_WIDTHS
-
-
-def special_ids(model: Any) -> set[int]:
-    ids = getattr(model, "special_token_ids", None)
-    if ids is None and getattr(model, "tokenizer", None) is not None:
-        ids = getattr(model.tokenizer, "all_special_ids", None)
-    return set(int(i) for i in (ids or ()))
 
 
 def pad_id(model: Any) -> int:
@@ -108,35 +85,6 @@ def pad_id(model: Any) -> int:
     if pid is None and getattr(model, "tokenizer", None) is not None:
         pid = getattr(model.tokenizer, "pad_token_id", None)
     return int(pid) if pid is not None else 0
-
-
-def explained_positions(model: Any, ids, mask) -> np.ndarray:
-    """``(B, L)`` bool: positions that are real, non-special tokens."""
-    ids_np = ids.detach().cpu().numpy()
-    keep = mask.detach().cpu().numpy().astype(bool)
-    sp = special_ids(model)
-    if sp:
-        keep &= ~np.isin(ids_np, list(sp))
-    return keep
-
-
-def row_tokens(model: Any, text: str, keep_row: np.ndarray) -> list[str]:
-    """Display tokens of ``text`` at the explained positions of its batch row."""
-    toks = model.tokens(text)
-    pos = np.flatnonzero(keep_row)
-    if len(toks) < (pos.max() + 1 if len(pos) else 0):
-        raise RuntimeError(f"{type(model).__name__}.tokens() returned {len(toks)} tokens but encode() has "
-                           f"{pos.max() + 1} positions; tokens must align with encode([text])")
-    toks = [toks[p] for p in pos]
-    return toks
-
-
-def word_tokens(model: Any, text: str, lower: bool = True) -> list[str]:
-    """Words (:func:`word_tokenize`, the CNN's and LSTM's own words) of the part of ``text`` the
-    model reads (:func:`read_part`), for the word-level model-agnostic methods (LIME, trees)."""
-    from ...models.embeddings import word_tokenize
-
-    return word_tokenize(read_part(model, text), lower=lower)
 
 
 def model_key(model: Any) -> str:
@@ -254,10 +202,3 @@ def counter_evidence(attribution: Attribution, m: int = 3,
     return _select(cands, m, attribution.tokens)
 
 
-def batch_tokens(model: Any, texts: list[str]) -> list[list[str]]:
-    """Explained tokens per text: the model's non-special input tokens for torch models, else words."""
-    if _is_torch_model(model):
-        ids, mask = model.encode(texts)
-        keep = explained_positions(model, ids, mask)
-        return [row_tokens(model, t, keep[i]) for i, t in enumerate(texts)]
-    return [word_tokens(model, t) for t in texts]
