@@ -504,7 +504,8 @@ def test_make_data_rehashes_present_files_and_names_a_changed_one(env, capsys):
 
     dry = subprocess.run(["make", "--no-print-directory", "-n", "data"], cwd=Path(__file__).resolve().parents[1],
                          capture_output=True, text=True, timeout=120).stdout
-    fetch_args = next(shlex.split(li) for li in dry.splitlines() if "-m xaibench.data fetch" in li)[3:]
+    # the data target's own fetch (the last one: a stale environment stamp lists the first fetch before it)
+    fetch_args = [shlex.split(li) for li in dry.splitlines() if "-m xaibench.data fetch" in li][-1][3:]
     _, mirror = env
     copy_to_mirror(mirror, "rt-polarity/rt-polarity.pos", "rt-polarity/rt-polarity.neg")
     dest = ensure_raw("rt-polarity")
