@@ -85,7 +85,8 @@ def _claims_output(verdicts):
 
 def test_claims_cell_contract():
     good_src = 'from xaibench.evaluation.claims import save_claims\nsave_claims("cebab")'
-    cell = nbformat.v4.new_code_cell(good_src, outputs=[_claims_output(["reproduced", "partly", "not comparable"])])
+    cell = nbformat.v4.new_code_cell(good_src, outputs=[_claims_output(["reproduced", "partly", "inconclusive",
+                                                                        "not comparable", "precondition"])])
     cell.metadata["tags"] = ["claims"]
     assert claims_cell_problems(_nb(nbformat.v4.new_code_cell("x = 1"), cell), "cebab") == []
     assert claims_cell_problems(_nb(cell), "cf_feedback") == ['the last code cell does not call save_claims("cf_feedback")']
@@ -94,7 +95,8 @@ def test_claims_cell_contract():
     wrong = nbformat.v4.new_code_cell(good_src, outputs=[_claims_output(["reproduced", "maybe"])],
                                       metadata={"tags": ["claims"]})
     assert claims_cell_problems(_nb(wrong), "cebab") == [
-        "verdicts outside ('reproduced', 'partly', 'not reproduced', 'not comparable'): ['maybe']"]
+        "verdicts outside ('reproduced', 'partly', 'inconclusive', 'not reproduced', 'not comparable', "
+        "'precondition'): ['maybe']"]
     bare = nbformat.v4.new_code_cell(good_src, metadata={"tags": ["claims"]})
     assert claims_cell_problems(_nb(bare), "cebab") == ["the last code cell shows no table with a 'verdict' column"]
     last_not_claims = _nb(cell, nbformat.v4.new_code_cell("print(1)"))

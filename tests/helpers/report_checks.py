@@ -213,7 +213,7 @@ def claims_cell_problems(nb, paper: str) -> list[str]:
     else:
         bad = sorted({v for v in verdicts if v not in VERDICTS + (PRECONDITION,)})
         if bad:
-            problems.append(f"verdicts outside {VERDICTS}: {bad}")
+            problems.append(f"verdicts outside {VERDICTS + (PRECONDITION,)}: {bad}")
     return problems
 
 
