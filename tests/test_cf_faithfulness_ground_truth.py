@@ -148,6 +148,10 @@ def test_readings_tables_swap_the_lr_and_pick_the_best_metrics():
     assert cell("reference", "omission")["ours"] == pytest.approx(0.10)
     assert cell("reference", "omission")["paper"] == pytest.approx(0.1033)
     assert cell("reference", "omission_zero")["paper"] == pytest.approx(0.1033)
+    # a dataset without the LR variants (the de-duplicated Adult) has only the default reading
+    dedup = res[~res["explainer"].str.startswith("logistic_regression_")].assign(dataset="adult_dedup")
+    g2 = T.ground_truth_readings_table(pd.concat([res, dedup], ignore_index=True))
+    assert set(g2[g2["dataset"] == "adult_dedup"]["ground_truth"]) == {"reference"}
     t = T.ground_truth_correlations_table(res)
     tau = t[t["statistic"] == "kendall_tau"]
     ref = tau[tau["ground_truth"] == "reference"].set_index("metric")

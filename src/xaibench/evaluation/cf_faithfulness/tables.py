@@ -366,11 +366,12 @@ def _in_place(res: pd.DataFrame, name: str, variant: str) -> pd.DataFrame:
 def under_ground_truth(res: pd.DataFrame, reading: str) -> pd.DataFrame:
     """``res`` scored against the ground truth ``reading`` (:data:`.metrics.GROUND_TRUTHS`): its
     ``ground_truth_<reading>`` rows become ``ground_truth`` and the LR whose explanation is that ground truth
-    (:data:`.runner.LR_VARIANT`) takes the LR's place."""
+    (:data:`.runner.LR_VARIANT`) takes the LR's place; datasets where that LR did not run are left out."""
     from .runner import LR_VARIANT
 
     cfm._check_choice("reading", reading, cfm.GROUND_TRUTHS)
-    r = _in_place(res, "logistic_regression", LR_VARIANT[reading])
+    ran = res.groupby("dataset")["explainer"].agg(lambda e: LR_VARIANT[reading] in set(e))
+    r = _in_place(res[res["dataset"].isin(ran[ran].index)], "logistic_regression", LR_VARIANT[reading])
     r = r[r["metric"] != "ground_truth"]
     return r.replace({"metric": {f"ground_truth_{reading}": "ground_truth"}})
 
