@@ -14,12 +14,12 @@ def sig(z):
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def hand_lr(emb: dict[int, float], w=(2.0, -1.0, 0.5), b=-0.4, values=None) -> EmbeddingLR:
-    """3 features, 1-d embeddings set by hand: z = b + sum_j w_j e(x_j)."""
+def hand_lr(emb: dict[int, float], w=(2.0, -1.0, 0.5), b=-0.4, values=None, spec=None) -> EmbeddingLR:
+    """3 features (or ``spec``'s), 1-d embeddings set by hand: z = b + sum_j w_j e(x_j)."""
     import torch
 
     values = values or [["a", "b"]] * 3
-    spec = FeatureSpec("tabular", ["f0", "f1", "f2"], values=[list(v) for v in values])
+    spec = spec or FeatureSpec("tabular", ["f0", "f1", "f2"], values=[list(v) for v in values])
     m = EmbeddingLR(spec=spec, emb_dim=1)
     with torch.no_grad():
         m.module.embedding.weight.zero_()

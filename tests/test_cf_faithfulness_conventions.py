@@ -126,7 +126,7 @@ def test_omission_removal_zero_vs_training_mean(lr3):
     assert zero[0].tolist() == pytest.approx([p - sig(-0.9), p - sig(2.1), p - sig(0.6)])
     assert mean[0].tolist() == pytest.approx([p - sig(0.1), p - sig(1.6), p - sig(0.85)])
     assert runner.explainer_spec("omission_train_mean") == ("omission", {"removal": "train_mean"})
-    with pytest.raises(ValueError, match="removal must be one of 'zero', 'train_mean'; got 'mean'"):
+    with pytest.raises(ValueError, match="removal must be one of 'delete', 'zero', 'train_mean'; got 'mean'"):
         make_feature_explainer("omission", removal="mean")
 
 
@@ -217,11 +217,12 @@ def test_omission_removal_table_swaps_the_variant_into_omissions_place():
     from xaibench.evaluation.cf_faithfulness.runner import PAPER_ORDER
 
     gt = dict(zip(PAPER_ORDER, (0.0, 0.1, 0.2, 0.3, 0.4, 1.0)))   # Omission 2nd worst by GroundTruth
+    variants = {"omission_zero": 0.35, "omission_train_mean": 0.35}  # the variants: between Anchor and DB
     rows = []
     for s in (1, 2):
-        for e in (*PAPER_ORDER, "omission_train_mean"):
-            g = gt.get(e, 0.35)                                      # the variant: between Anchor and DB
-            c = {"omission": 0.9}.get(e, g)                          # zero-removal Omission: C says best after LR
+        for e in (*PAPER_ORDER, *variants):
+            g = gt.get(e, variants.get(e))
+            c = {"omission_zero": 0.9}.get(e, g)                     # zero-removal Omission: C says best after LR
             for m, v in (("ground_truth", g), ("c_disc", c)):
                 rows.append({"dataset": "adult", "seed": s, "selection": "supporting", "explainer": e, "k": 1,
                              "metric": m, "value": v})
@@ -230,8 +231,10 @@ def test_omission_removal_table_swaps_the_variant_into_omissions_place():
     assert set(t["dataset"]) == {"adult"}                            # the variant did not run on adult_dedup
     z = t[(t["metric"] == "c_disc") & (t["removal"] == "zero")].iloc[0]
     m = t[(t["metric"] == "c_disc") & (t["removal"] == "train_mean")].iloc[0]
+    d = t[(t["metric"] == "c_disc") & (t["removal"] == "delete")].iloc[0]
     assert z["ours"] == pytest.approx(0.9) and z["rank"] == 2 and m["ours"] == pytest.approx(0.35) and m["rank"] == 3
-    # zero: Omission (GT 5th) ranked 2nd passes LIME, Anchor, DB: 3 discordant pairs of 15; train mean: none
-    assert z["tau"] == pytest.approx((15 - 2 * 3) / 15) and m["tau"] == pytest.approx(1.0)
+    assert d["ours"] == pytest.approx(0.1) and d["rank"] == 5
+    # zero: Omission (GT 3rd, 0.35) ranked 2nd by C passes DB: 1 discordant pair of 15; train mean: none
+    assert z["tau"] == pytest.approx((15 - 2 * 1) / 15) and m["tau"] == pytest.approx(1.0)
     g = t[(t["metric"] == "ground_truth") & (t["removal"] == "train_mean")].iloc[0]
     assert g["ours"] == pytest.approx(0.35)

@@ -135,8 +135,36 @@ def _human_grounded_tables_are_over_seeds():
     assert sorted(models["seed"]) == sorted([42, 43] * 4)
 
 
+def _quick_cf_faithfulness_tables_are_the_seed_means():
+    """Notebook 23's aggregated scores and correlations are the mean and std over seeds of its per-seed tables
+    (xaibench.tables.aggregate_seeds), cell for cell, and the tau ceiling is the mean of the per-seed ceilings."""
+    import numpy as np
+    import pandas as pd
+
+    from xaibench import paths
+    from xaibench.tables import aggregate_seeds
+
+    for name, keys in (("cf_faithfulness_scores", ["dataset", "selection", "k", "metric", "explainer"]),
+                       ("cf_faithfulness_correlations",
+                        ["dataset", "selection", "k", "explainers", "metric", "statistic"])):
+        agg = pd.read_csv(paths.tables_dir() / f"{name}.csv")
+        seeds = pd.read_csv(paths.tables_dir() / f"{name}_seeds.csv")
+        assert seeds["ours_std"].isna().all() and seeds["seed"].nunique() >= 1
+        again = aggregate_seeds(seeds, keys, value="ours")
+        both = agg.merge(again, on=keys, suffixes=("", "_seeds"), validate="one_to_one")
+        assert len(both) == len(agg) == len(again), name
+        for c in ("ours", "ours_std"):
+            a, b = both[c].astype(float).to_numpy(), both[f"{c}_seeds"].astype(float).to_numpy()
+            assert np.allclose(a, b, equal_nan=True), (name, c)
+        if "tau_ceiling" in agg.columns:
+            ceil = seeds.groupby(keys)["tau_ceiling"].mean().rename("c").reset_index()
+            assert np.allclose(agg.merge(ceil, on=keys)["tau_ceiling"], agg.merge(ceil, on=keys)["c"])
+
+
 #: checks of a smoke run's outputs beyond those every notebook gets (the profile is quick while they run)
-QUICK_OUTPUT_CHECKS = {"22": _quick_tradeoff_edits_one_text_of_the_first_dataset, "21": _human_grounded_tables_are_over_seeds}
+QUICK_OUTPUT_CHECKS = {"21": _human_grounded_tables_are_over_seeds,
+                       "22": _quick_tradeoff_edits_one_text_of_the_first_dataset,
+                       "23": _quick_cf_faithfulness_tables_are_the_seed_means}
 
 
 def _run_quick(nb_path, tmp_path, monkeypatch):

@@ -27,6 +27,9 @@ import numpy as np
 from ..data.feature_data import PAD_ID, UNK_ID, FeatureSpec
 from .base import TorchTextClassifier
 
+#: the reference values an LR feature effect is measured against (:meth:`EmbeddingLR.reference_shares`)
+REFERENCES = ("reference", "zero", "train_mean")
+
 
 def _build_module(n_ids: int, n_features: int, emb_dim: int, emb: np.ndarray | None, freeze: bool):
     import torch
@@ -193,6 +196,40 @@ class EmbeddingLR(TorchTextClassifier):
     def _w64_share(self) -> np.ndarray:
         T = self._table()
         return self._w64 @ T.T
+
+    def mean_embeddings(self, train_X: np.ndarray) -> np.ndarray:
+        """``(M, d)``: each slot's mean embedding over the rows ``train_X`` (non-padding slots only; zero for a
+        slot never filled)."""
+        train_X = np.asarray(train_X, dtype=np.int64)
+        E = self.embed_ids(train_X)
+        real = (train_X != PAD_ID)[:, :, None]
+        cnt = real.sum(0)
+        return np.where(cnt > 0, (E * real).sum(0) / np.maximum(cnt, 1), 0.0)
+
+    def reference_shares(self, reference: str = "zero", train_X: np.ndarray | None = None) -> np.ndarray:
+        """``(M,)``: the logit share ``w_j . r_j`` of each feature's reference value ``r_j``, against which an
+        effect ``w_j . (e(x_j) - r_j)`` is measured (:data:`REFERENCES`):
+
+        * ``zero``: the zero embedding (deletion), share 0;
+        * ``reference``: Molnar's reading of an LR (Sec. 4.1-4.2): a categorical feature's effect is measured
+          against its reference category, here the feature's first value (treatment coding); a word's embedding
+          is a numerical feature value, measured against 0 (share 0 on text);
+        * ``train_mean``: the slot's mean embedding over the training rows ``train_X`` (non-padding slots)."""
+        if reference not in REFERENCES:
+            raise ValueError(f"reference must be one of {', '.join(map(repr, REFERENCES))}; got {reference!r}")
+        M = self.spec.n_features
+        if reference == "zero" or (reference == "reference" and self.spec.kind == "text"):
+            return np.zeros(M)
+        if reference == "reference":
+            return self.contributions(np.asarray(self.spec.offsets, dtype=np.int64)[None, :])[0]
+        if train_X is None:
+            raise ValueError("reference='train_mean' needs the training rows (train_X)")
+        return (self.mean_embeddings(train_X) * self.weights).sum(1)
+
+    def effects(self, X: np.ndarray, reference: str = "zero", train_X: np.ndarray | None = None) -> np.ndarray:
+        """``(n, M)``: each feature's effect on the logit, ``w_j . e(x_j)`` minus its reference share
+        (:meth:`reference_shares`); ``reference="zero"`` gives :meth:`contributions`."""
+        return self.contributions(X) - self.reference_shares(reference, train_X)[None, :]
 
     def logit_z(self, X: np.ndarray) -> np.ndarray:
         return self.contributions(X).sum(1) + self.bias

@@ -26,10 +26,13 @@ predictions ``y_hat`` and, per explainer, the top-``K`` features ``e_i`` of ever
   embedding (used by C_soft(disc.)).
 * **Erasure baselines** (Eqs. 8-10): comprehensiveness, sufficiency and decision-flip ratio with
   the removed features replaced by a zero embedding (``del.``) or ``<unk>`` (``mask``, text only).
-* **GroundTruth**: the fraction of the LR's own top-``K`` features (by its share ``w_j . e(x_j)``
-  towards the predicted class, or by ``|w_j . e(x_j)|``, the same ``selection`` as the explainers)
-  that the explainer selects.  Deleting a feature (zero embedding) removes exactly this share from
-  the logit, so the ground truth, Comp./Suff./DFR (del.) and Omission all use one removal operation.
+* **GroundTruth**: the fraction of the LR's own top-``K`` features (by its effect towards the predicted
+  class, or by ``|effect|``, the same ``selection`` as the explainers) that the explainer selects.  The
+  effect is ``w_j . (e(x_j) - r_j)`` with ``r_j`` the reference of :data:`GROUND_TRUTHS`: by default
+  (``reference``, Molnar's reading) a categorical feature's first value and 0 for a word, so that on Adult
+  deleting a feature (zero embedding) does not remove exactly its effect; ``zero`` (deletion) and
+  ``train_mean`` are options.  :func:`tau_ceiling` is the largest tau a ranking can reach when the
+  ground truth ties explainers.
 * **Rank agreement** (Eqs. 11-12): Kendall's tau and Spearman's rho between a metric's ranking of
   the explainers and the GroundTruth ranking.
 
@@ -46,6 +49,7 @@ import numpy as np
 from ...checks import check_count, check_feature_ids, check_finite, check_targets
 from ...data.feature_data import PAD_ID, UNK_ID
 from ..base import Metric
+from ...models.embedding_lr import REFERENCES
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in (
@@ -73,6 +77,11 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 SELECTIONS = ("supporting", "absolute")
 #: Algorithm 1 rules: ``first_flip`` (the paper's), ``max_drop`` (always the largest probability drop)
 RULES = ("first_flip", "max_drop")
+#: what the ground truth's effects are measured against: ``reference`` (default; Molnar's reading of an
+#: LR: a categorical feature against its reference category, the first value; a word's embedding against 0),
+#: ``zero`` (the zero embedding: deletion, the erasure metrics' operation) or ``train_mean`` (the slot's
+#: training-mean embedding); see :meth:`xaibench.models.embedding_lr.EmbeddingLR.reference_shares`
+GROUND_TRUTHS = REFERENCES
 #: how a row without any selected feature is scored: ``fail`` (a failed counterfactual) or ``skip``
 ABSTENTIONS = ("fail", "skip")
 
@@ -110,18 +119,33 @@ def top_k(scores: np.ndarray, X: np.ndarray, k: int, selection: str = "supportin
     return np.where(ok, order, -1)
 
 
-def supporting_shares(model: Any, X: np.ndarray, targets: np.ndarray | None = None) -> np.ndarray:
-    """``(n, M)``: each feature's logit share ``w_j . e(x_j)`` signed towards ``targets`` (default: the
+def supporting_shares(model: Any, X: np.ndarray, targets: np.ndarray | None = None, reference: str = "zero",
+                      train_X: np.ndarray | None = None) -> np.ndarray:
+    """``(n, M)``: each feature's logit effect ``w_j . e(x_j) - w_j . r_j`` (``reference`` ``r_j``, see
+    :data:`GROUND_TRUTHS`; ``zero``: the share ``w_j . e(x_j)``) signed towards ``targets`` (default: the
     model's predictions), i.e. positive when the feature pushes towards that class."""
     X = np.asarray(X)
     t = model.proba_ids(X).argmax(1) if targets is None else np.asarray(targets)
-    return model.contributions(X) * np.where(t == 1, 1.0, -1.0)[:, None]
+    return model.effects(X, reference, train_X) * np.where(t == 1, 1.0, -1.0)[:, None]
 
 
-def ground_truth_selection(model: Any, X: np.ndarray, k: int, selection: str = "supporting") -> np.ndarray:
-    """The white box's own top-``k`` features: by its share towards the predicted class
-    (``supporting``) or by ``|w_j . e(x_j)|`` (``absolute``)."""
-    return top_k(supporting_shares(model, X), X, k, selection)
+def ground_truth_selection(model: Any, X: np.ndarray, k: int, selection: str = "supporting",
+                           reference: str = "reference", train_X: np.ndarray | None = None) -> np.ndarray:
+    """The white box's own top-``k`` features: by its effect towards the predicted class (``supporting``)
+    or by ``|effect|`` (``absolute``), the effect measured against ``reference`` (:data:`GROUND_TRUTHS`)."""
+    _check_choice("reference", reference, GROUND_TRUTHS)
+    return top_k(supporting_shares(model, X, reference=reference, train_X=train_X), X, k, selection)
+
+
+def tau_ceiling(truth: np.ndarray) -> float:
+    """The largest Kendall tau (Eq. 11, tau-a) any ranking can reach against ``truth``: the share of pairs
+    that ``truth`` does not tie (a tied pair counts as neither concordant nor discordant)."""
+    v = np.asarray(truth, dtype=float)
+    n = len(v)
+    if n < 2:
+        raise ValueError(f"need at least two values; got {n}")
+    tied = sum(int(v[i] == v[j]) for i in range(n) for j in range(i + 1, n))
+    return float(1 - tied / (n * (n - 1) / 2))
 
 
 def abstained(selected: np.ndarray) -> np.ndarray:
@@ -291,6 +315,27 @@ def continuous_counterfactuals(model: Any, X: np.ndarray, selected: np.ndarray, 
     dist = np.sqrt(((E_np - model.embed_ids(X)) ** 2).sum((1, 2)))
     return Counterfactuals(None, p, proba_cf[idx, targets], proba_cf.argmax(1) != targets, dist,
                            abstained=abstained(selected))
+
+
+def min_flip_distance(model: Any, X: np.ndarray, selected: np.ndarray) -> np.ndarray:
+    """Per row: the smallest Euclidean distance by which editing only the selected features' embeddings can
+    flip the LR's prediction, ``|z(x)| / ||w_S||`` (the logit moves by ``w_S . delta``); NaN where nothing is
+    selected.  No counterfactual of Algorithm 2 that flips a row is closer than this (a lower bound on
+    its Proximity)."""
+    X, selected, _ = _check_inputs(model, X, selected)
+    mask = _selected_mask(selected, X.shape[1])
+    wnorm = np.sqrt((mask * (model.weights ** 2).sum(1)[None, :]).sum(1))
+    z = np.abs(model.logit_z(X))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(mask.any(1), z / wnorm, np.nan)
+
+
+def subset(cf: Counterfactuals, rows: np.ndarray) -> Counterfactuals:
+    """The counterfactuals of ``rows`` only (e.g. one explainer's share of a batched search)."""
+    import dataclasses
+
+    return Counterfactuals(**{f.name: None if getattr(cf, f.name) is None else getattr(cf, f.name)[rows]
+                              for f in dataclasses.fields(cf)})
 
 
 def counterfactual_scores(cf: Counterfactuals, suffix: str, abstention: str = "fail") -> dict[str, float]:

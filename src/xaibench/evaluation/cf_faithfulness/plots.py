@@ -56,3 +56,33 @@ def plot_rank_agreement(rows: pd.DataFrame, corr: pd.DataFrame, title: str,
     if handles:   # below the panels, clear of the titles
         fig.legend(handles[:1], [paper_label], loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False)
     return fig
+
+
+def plot_alpha_sweep(table: pd.DataFrame, dataset: str, chosen: float | None = None):
+    """Algorithm 2's sweep (:func:`.tables.sweep_table`) on ``dataset``: Validity (cont.) and Proximity (cont.)
+    (mean over the six explainers, ± std over seeds) against alpha (log scale), one line per number of Adam
+    steps; the paper's range over its explainers other than LR as a grey band; ``chosen`` alpha dotted."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    sub = table[(table["dataset"] == dataset) & (table["statistic"] == "mean_over_explainers")
+                & table["alpha"].notna()]
+    panels = (("validity_cont", "Validity (cont.)"), ("proximity_cont", "Proximity (cont.)"))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), squeeze=False)
+    for ax, (m, label) in zip(axes[0], panels):
+        d = sub[sub["metric"] == m].assign(steps=lambda t: t["steps"].astype(int).astype(str) + " steps")
+        sns.lineplot(data=d, x="alpha", y="ours", hue="steps", marker="o", ax=ax)
+        for _, grp in d.groupby("steps"):
+            ax.errorbar(grp["alpha"], grp["ours"], yerr=grp["ours_std"].fillna(0), fmt="none", ecolor="grey", lw=0.8)
+        lo, hi = d["paper_min"].dropna(), d["paper_max"].dropna()
+        if len(lo):
+            ax.axhspan(float(lo.iloc[0]), float(hi.iloc[0]), color="black", alpha=0.15, label="paper (Table 1)")
+        if chosen is not None:
+            ax.axvline(chosen, color="black", ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_xlabel("α (Eq. 7)")
+        ax.set_ylabel(label)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Algorithm 2 on {dataset}: Validity and Proximity against α (mean over six explainers)")
+    fig.tight_layout()
+    return fig

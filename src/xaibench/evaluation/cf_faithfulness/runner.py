@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ... import paths
@@ -26,7 +27,7 @@ from ..base import ADDED, mark_added  # noqa: F401 - ADDED: notebook 23 marks it
 from . import metrics as cfm
 
 #: version of the stored result format; bump it when run_seed's output changes meaning or shape
-RESULT_VERSION = 2
+RESULT_VERSION = 3
 
 #: dataset name -> (loader keywords, model keywords)
 DATASETS: dict[str, tuple[dict, dict]] = {
@@ -40,8 +41,17 @@ PAPER_ORDER = ("random", "omission", "lime", "anchor", "decision_boundary", "log
 PROJECT_ORDER = ("integrated_gradients", "grad_x_input", "shap")
 #: explainer keyword arguments used by the protocol (documented in the notebook)
 EXPLAINER_KWARGS: dict[str, dict] = {"integrated_gradients": {"n_steps": 20}, "shap": {"max_evals": 50}}
-#: explainer variants: protocol name -> (explainer, keyword arguments); Omission with another removal
-VARIANTS: dict[str, tuple[str, dict]] = {"omission_train_mean": ("omission", {"removal": "train_mean"})}
+#: explainer variants: protocol name -> (explainer, keyword arguments): Omission with the other removals,
+#: the LR's own explanation under the other ground-truth references (each the ground truth of its reading)
+VARIANTS: dict[str, tuple[str, dict]] = {
+    "omission_zero": ("omission", {"removal": "zero"}),
+    "omission_train_mean": ("omission", {"removal": "train_mean"}),
+    "logistic_regression_zero": ("logistic_regression", {"reference": "zero"}),
+    "logistic_regression_train_mean": ("logistic_regression", {"reference": "train_mean"}),
+}
+#: ground-truth reading -> the LR variant whose explanation is that ground truth
+LR_VARIANT = {"reference": "logistic_regression", "zero": "logistic_regression_zero",
+              "train_mean": "logistic_regression_train_mean"}
 #: the default number of explained test rows per dataset and seed (notebook 23's ``n_explain``)
 N_EXPLAIN = 100
 
@@ -74,8 +84,12 @@ class RunConfig:
     selections: tuple[str, ...] = cfm.SELECTIONS
     rule: str = "first_flip"
     abstention: str = "fail"
+    #: the reference of the ground truth's effects (``metric == "ground_truth"``); every reading of
+    #: :data:`.metrics.GROUND_TRUTHS` is also scored as ``ground_truth_<reading>``
+    ground_truth: str = "reference"
 
     def __post_init__(self):
+        cfm._check_choice("ground_truth", self.ground_truth, cfm.GROUND_TRUTHS)
         for s in self.selections:
             cfm._check_choice("selections", s, cfm.SELECTIONS)
         cfm._check_choice("rule", self.rule, cfm.RULES)
@@ -92,7 +106,7 @@ def store_config(name: str, seed: int, cfg: RunConfig) -> dict:
             "explainers": [{"name": e, "explainer": explainer_spec(e)[0], "kwargs": explainer_spec(e)[1]}
                            for e in cfg.explainers],
             "selections": list(cfg.selections), "rule": cfg.rule, "abstention": cfg.abstention,
-            "split": "80/10/10", "threads": thread_count()}
+            "ground_truth": cfg.ground_truth, "split": "80/10/10", "threads": thread_count()}
 
 
 def result_store() -> ResultStore:
@@ -137,14 +151,16 @@ def run_seed(name: str, seed: int, cfg: RunConfig) -> pd.DataFrame:
     acc = float((model.proba_ids(test.X).argmax(1) == test.y).mean())
     X = test.X[: cfg.n_explain]
     ks = cfg.ks if model.spec.kind == "tabular" else cfg.ks_text
-    truth = {(s, k): cfm.ground_truth_selection(model, X, k, s) for s in cfg.selections for k in ks}
+    train_X = splits["train"].X
+    truth = {(r, s, k): cfm.ground_truth_selection(model, X, k, s, r, train_X)
+             for r in cfm.GROUND_TRUTHS for s in cfg.selections for k in ks}
     base = {"dataset": name, "seed": seed, "selection": ""}
     rows: list[dict] = [{**base, "explainer": "", "k": 0, "metric": "test_accuracy", "value": acc},
                         {**base, "explainer": "", "k": 0, "metric": "train_seconds", "value": train_s},
                         {**base, "explainer": "", "k": 0, "metric": "n_test", "value": float(len(test))},
                         {**base, "explainer": "", "k": 0, "metric": "n_explained", "value": float(len(X))}]
     for ename in cfg.explainers:
-        exp = make_explainer(ename).fit(model, splits["train"].X)
+        exp = make_explainer(ename).fit(model, train_X)
         t = time.time()
         S = exp.explain_ids(X)
         rows.append({**base, "explainer": ename, "k": 0, "metric": "seconds_per_explanation",
@@ -153,12 +169,15 @@ def run_seed(name: str, seed: int, cfg: RunConfig) -> pd.DataFrame:
             for k in ks:
                 sel = cfm.top_k(S, X, k, sname)
                 t = time.time()
-                scores = cfm.evaluate_selection(model, X, sel, truth[(sname, k)], alpha=cfg.alpha,
+                scores = cfm.evaluate_selection(model, X, sel, truth[(cfg.ground_truth, sname, k)], alpha=cfg.alpha,
                                                 cont_kwargs={"steps": cfg.cont_steps, "seed": seed},
                                                 rule=cfg.rule, abstention=cfg.abstention)
                 cell = {**base, "selection": sname, "explainer": ename, "k": k}
                 rows.append({**cell, "metric": "seconds_per_search", "value": (time.time() - t) / max(len(X), 1)})
                 rows.extend({**cell, "metric": m, "value": v} for m, v in scores.items())
+                rows.extend({**cell, "metric": f"ground_truth_{r}",
+                             "value": float(cfm.ground_truth_recall(sel, truth[(r, sname, k)]).mean())}
+                            for r in cfm.GROUND_TRUTHS)
     return pd.DataFrame(rows)
 
 
@@ -212,6 +231,76 @@ def run_added(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, add
     res = res[res["explainer"] != ""].copy()
     res["explainer"] = res["explainer"].map(mark_added)
     return res
+
+
+# ----------------------------------------------------------------------------------------------
+# Algorithm 2's alpha and steps (notebook 23's sweep)
+# ----------------------------------------------------------------------------------------------
+#: the swept alpha of Eq. 7 (three orders of magnitude) and Adam steps of Algorithm 2
+SWEEP_ALPHAS = (1.0, 5.0, 20.0, 50.0, 200.0, 1000.0)
+SWEEP_STEPS = (100, 200)
+#: the largest Proximity (cont.) the paper prints on Movie Reviews (Table 1, Random)
+PAPER_MAX_PROXIMITY = 0.1573
+#: the continuous scores the sweep reports (Table 1's Movie Reviews rows)
+SWEEP_METRICS = ("validity_cont", "proximity_cont", "c_cont", "validity_soft_cont", "c_soft_cont")
+
+
+def sweep_seed(name: str, seed: int, cfg: RunConfig, alphas: Sequence[float] = SWEEP_ALPHAS,
+               steps: Sequence[int] = SWEEP_STEPS, explainers: Sequence[str] = PAPER_ORDER) -> pd.DataFrame:
+    """Algorithm 2 for every ``alpha`` x ``steps`` on one dataset and seed (K = 1, ``cfg.selections[0]``, the
+    model, rows and explanations of :func:`run_seed`): per explainer its continuous scores, its GroundTruth
+    (``cfg.ground_truth``) and :func:`.metrics.min_flip_distance` (mean over the answered rows) as tidy rows
+    ``dataset, seed, alpha, steps, explainer, metric, value`` (``alpha``/``steps`` NaN for the rows that do
+    not depend on them).  The rows of all explainers are optimised in one batch (rows are independent)."""
+    model, splits = train_model(name, seed, cfg.epochs)
+    X, train_X = splits["test"].X[: cfg.n_explain], splits["train"].X
+    sel_rule = cfg.selections[0]
+    truth = cfm.ground_truth_selection(model, X, 1, sel_rule, cfg.ground_truth, train_X)
+    sels = {e: cfm.top_k(make_explainer(e).fit(model, train_X).explain_ids(X), X, 1, sel_rule) for e in explainers}
+    base = {"dataset": name, "seed": int(seed)}
+    rows = []
+    for e, sel in sels.items():
+        d = cfm.min_flip_distance(model, X, sel)
+        fixed = {"ground_truth": float(cfm.ground_truth_recall(sel, truth).mean()),
+                 "min_flip_distance": float(np.nanmean(d)) if np.isfinite(d).any() else np.nan,
+                 # the largest Validity any counterfactual within the paper's largest Proximity could reach
+                 "validity_bound_paper_proximity": float(np.mean(np.nan_to_num(d, nan=np.inf) <= PAPER_MAX_PROXIMITY))}
+        rows += [{**base, "alpha": np.nan, "steps": np.nan, "explainer": e, "metric": m, "value": v}
+                 for m, v in fixed.items()]
+    X_all = np.concatenate([X] * len(sels))
+    S_all = np.concatenate(list(sels.values()))
+    T_all = model.proba_ids(X_all).argmax(1)
+    for a in alphas:
+        for st in steps:
+            t = time.time()
+            cf = cfm.continuous_counterfactuals(model, X_all, S_all, T_all, alpha=float(a), steps=int(st), seed=seed)
+            secs = time.time() - t
+            for i, e in enumerate(sels):
+                part = cfm.subset(cf, np.arange(i * len(X), (i + 1) * len(X)))
+                sc = cfm.counterfactual_scores(part, "cont", cfg.abstention)
+                rows += [{**base, "alpha": float(a), "steps": int(st), "explainer": e, "metric": m, "value": sc[m]}
+                         for m in SWEEP_METRICS]
+            rows.append({**base, "alpha": float(a), "steps": int(st), "explainer": "", "metric": "seconds",
+                         "value": secs})
+    return pd.DataFrame(rows)
+
+
+def sweep(datasets: Sequence[str], seeds: Sequence[int], cfg: RunConfig, alphas: Sequence[float] = SWEEP_ALPHAS,
+          steps: Sequence[int] = SWEEP_STEPS, force: bool = False) -> pd.DataFrame:
+    """:func:`sweep_seed` for every dataset and seed, stored and reused like :func:`run` (keyed on the
+    configuration, the alphas and the steps)."""
+    store = ResultStore(paths.results_dir(), "cf_faithfulness_sweep", RESULT_VERSION)
+    frames = []
+    for name in datasets:
+        for seed in seeds:
+            key = {**store_config(name, seed, cfg), "alphas": [float(a) for a in alphas],
+                   "steps": [int(s) for s in steps], "sweep_explainers": list(PAPER_ORDER)}
+            hit = None if force else store.load(key)
+            if hit is None:
+                hit = {"results": sweep_seed(name, seed, cfg, alphas, steps)}
+                store.save(key, hit)
+            frames.append(hit["results"])
+    return pd.concat(frames, ignore_index=True)
 
 
 def _run_cell(cell: tuple[str, int], cfg: RunConfig) -> pd.DataFrame:
