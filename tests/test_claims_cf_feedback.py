@@ -29,9 +29,33 @@ def _write(folder, name, rows):
     pd.DataFrame(rows).to_csv(folder / f"{name}.csv", index=False)
 
 
+# per-edited-token NLL increases of notebook 12's editor-quality table: TextFooler +2.0 and the originals'
+# per-token SD 2.5 put the stand-in bound at +4.5 on both datasets; both stand-ins above it (defective)
+DEFECTIVE = {"mice": 6.0, "polyjuice": 7.0, "textfooler": 2.0}
+SOUND = {"mice": 4.4, "polyjuice": 3.0, "textfooler": 2.0}
+
+
+def _quality(folder, edited=DEFECTIVE, sd=2.5):
+    """``cf_feedback_editor_quality``: ``edited[editor]`` (a number, or ``(imdb, newsgroups)``) per edited token."""
+    rows = []
+    for k, d in enumerate(INC):
+        for e, v in edited.items():
+            v = v[k] if isinstance(v, tuple) else v
+            rows += [{"dataset": d, "editor": e, "metric": "nll_delta_edited_token", "ours": v, "ours_std": 1.0,
+                      "paper": np.nan, "n_texts": 25},
+                     {"dataset": d, "editor": e, "metric": "nll_delta_text", "ours": v / 10, "ours_std": 0.1,
+                      "paper": np.nan, "n_texts": 25}]
+        rows.append({"dataset": d, "editor": "original", "metric": "nll_token_sd", "ours": sd, "ours_std": np.nan,
+                     "paper": np.nan, "n_texts": 25})
+    _write(folder, "cf_feedback_editor_quality", rows)
+
+
 def _tables(tmp_path, inc=INC, flip=FLIP, p_value=1e-4, minimality=(30.0, 5.0), step_inc=STEP_INC, nll=NLL,
-            nll_std=0.5, erased=0.8):
-    """A full set of the tables notebook 22 writes; ``ours`` from the arguments, ``paper`` from the paper."""
+            nll_std=0.5, erased=0.8, quality=DEFECTIVE):
+    """A full set of the tables notebooks 12 and 22 write; ``ours`` from the arguments, ``paper`` from the paper
+    (no editor-quality table where ``quality`` is None)."""
+    if quality is not None:
+        _quality(tmp_path, quality)
     _write(tmp_path, "cf_feedback_inconsistency",
            [{"dataset": d, "editor": e, "metric": f"inc@{n}", "ours": inc[d][e][i], "ours_std": 1.0,
              "paper": INC[d][e][i], "n_texts": 500, "lower_is_better": True}
@@ -82,6 +106,7 @@ STAND_IN_CLAIMS = {"imdb-inc9-order": ("polyjuice",), "news-mice-above-polyjuice
 
 def test_claims_resting_on_a_stand_in_are_not_comparable_with_its_defect(tmp_path):
     t = _tables(tmp_path)
+    assert set(C.defective_stand_ins(t)) == {"mice", "polyjuice"}
     for cid, editors in STAND_IN_CLAIMS.items():
         out = _verdict(t, cid)
         assert out.verdict == "not comparable" and out.interval is None, cid
@@ -89,6 +114,13 @@ def test_claims_resting_on_a_stand_in_are_not_comparable_with_its_defect(tmp_pat
             assert C.STAND_INS[e][0] in out.reason, (cid, e)
         if "mice" not in editors:
             assert C.STAND_INS["mice"][0] not in out.reason, cid
+    # the reasons cite the quality table's numbers, not prose
+    out = _verdict(t, "fluency-base-worsens")
+    for d in INC:
+        assert (f"{d} +6.00 nats per edited token > bound +4.50 (TextFooler +2.00 + originals' per-token SD 2.50)"
+                in out.reason)
+        assert f"{d} +7.00 nats per edited token" in out.reason
+    assert "cf_feedback_editor_quality" in out.reason and "sampled edits" not in out.reason
     # the other claims are judged, on the cells no stand-in decides, and say which were left out
     for cid in ("textfooler-lowest-inc", "inc-converges-from-3", "minimality-decreases", "pj-tf-flip-rises",
                 "ttest-imdb-from-100", "ttest-news-from-200"):
@@ -98,14 +130,56 @@ def test_claims_resting_on_a_stand_in_are_not_comparable_with_its_defect(tmp_pat
         assert _verdict(t, cid).verdict == "reproduced", cid
 
 
-def test_a_stand_ins_values_decide_no_judged_claim(tmp_path, monkeypatch):
-    """Polyjuice below TextFooler everywhere: ignored with the stand-in, decisive without it."""
+@pytest.mark.parametrize("mice, marked", [(4.6, True), (4.4, False), ((4.6, 3.0), True), ((3.0, 4.6), True),
+                                          ((4.5, 4.5), False)])
+def test_the_stand_in_rule_reads_the_quality_table(tmp_path, mice, marked):
+    """Bound +4.5 (TextFooler +2.0 + SD 2.5): MiCE above it on either dataset is defective, at or below it is not."""
+    t = _tables(tmp_path, quality={**SOUND, "mice": mice})
+    assert ("mice" in C.defective_stand_ins(t)) is marked
+    assert "polyjuice" not in C.defective_stand_ins(t)  # +3.0
+    out = _verdict(t, "fluency-base-worsens")  # MiCE and Polyjuice 4.9 -> 5.8 and 5.1 -> 6.2 per text: both rise
+    if marked:
+        assert out.verdict == "reproduced" and "MiCE cells not judged (stand-in editor)" in out.reason
+        assert out.interval.n == "1 editors"
+    else:
+        assert out.verdict == "reproduced" and "not judged" not in out.reason and out.interval.n == "2 editors"
+
+
+def test_sound_stand_ins_are_judged_as_the_papers_editors(tmp_path):
+    """Both stand-ins below the bound: every claim is judged on their cells, as with the paper's editors."""
+    t = _tables(tmp_path, quality=SOUND)
+    assert C.defective_stand_ins(t) == {}
+    for cid in ("imdb-inc9-order", "news-mice-above-polyjuice", "polyjuice-early-erasure", "fluency-textfooler-best",
+                "fluency-base-worsens", "textfooler-lowest-inc", "pj-tf-flip-rises"):
+        out = _verdict(t, cid)
+        assert out.verdict == "reproduced" and "stand-in" not in out.reason, cid
+    assert _verdict(t, "inc-converges-from-3").interval.n == "6 (dataset, editor)s"
+
+
+def test_without_the_quality_table_stand_in_claims_name_it(tmp_path):
+    t = _tables(tmp_path, quality=None)
+    for cid in STAND_IN_CLAIMS:
+        out = _verdict(t, cid)
+        assert out.verdict == "not comparable" and "cf_feedback_editor_quality" in out.reason, cid
+    # claims on quantities no stand-in defect would decide do not read it
+    for cid in ("mice-even-steps-costlier", "mice-flip-falls"):
+        assert _verdict(t, cid).verdict == "reproduced", cid
+
+
+def test_a_quality_table_without_an_editor_is_not_comparable(tmp_path):
+    t = _tables(tmp_path, quality={"mice": 6.0, "textfooler": 2.0})  # no Polyjuice rows
+    out = _verdict(t, "fluency-base-worsens")
+    assert out.verdict == "not comparable" and "lacks" in out.reason and "polyjuice" in out.reason
+
+
+def test_a_stand_ins_values_decide_no_judged_claim(tmp_path):
+    """Polyjuice below TextFooler everywhere: ignored while the quality table marks it, decisive once it does not."""
     inc = {d: {**INC[d], "polyjuice": [0.0] * 5} for d in INC}
     flip = {d: {**FLIP[d], "polyjuice": (0.9, 0.5)} for d in FLIP}
     t = _tables(tmp_path, inc=inc, flip=flip)
     assert _verdict(t, "textfooler-lowest-inc").verdict == "reproduced"
     assert _verdict(t, "pj-tf-flip-rises").verdict == "reproduced"
-    monkeypatch.setattr(C, "STAND_INS", {})
+    _quality(tmp_path, SOUND)
     t = Tables(tmp_path)
     # TextFooler - Polyjuice = +0.01 .. +0.55 against +-0.124: above 0 in 8 cells, covered in 2 (imdb/news inc@1)
     out = _verdict(t, "textfooler-lowest-inc")
@@ -342,6 +416,15 @@ def test_a_quick_run_gives_a_verdict_for_every_claim(tmp_path, monkeypatch, stan
                      ("cf_feedback_sample_size", R.table_sample_size(ch)),
                      ("cf_feedback_per_step", R.table_per_step(ch))):
         save_table(df, name, out_dir=tmp_path)
+    if stand_ins:  # notebook 12's quick run: the editor-quality table of two texts per dataset
+        from xaibench.evaluation.cf_feedback.quality import quality_table
+
+        pairs = pd.DataFrame([{"dataset": d, "editor": e, "nll_delta_text": 0.2, "nll_delta_edited_token": 1.0 + tid,
+                               "polarity_reversal": bool(tid)} for d in ("imdb", "newsgroups") for e in EDITORS
+                              for tid in (0, 1)])
+        originals = pd.DataFrame({"dataset": ["imdb"] * 3 + ["newsgroups"] * 3, "text_id": [0, 0, 1] * 2,
+                                  "nll": [1.0, 4.0, 2.0] * 2})
+        save_table(quality_table(pairs, originals), "cf_feedback_editor_quality", out_dir=tmp_path)
     df = claims_table("cf_feedback", Tables(tmp_path))
     assert df["verdict"].isin(VERDICTS).all() and df["reason"].str.len().gt(0).all()
     ttest = df.set_index("claim").loc["ttest-imdb-from-100"]

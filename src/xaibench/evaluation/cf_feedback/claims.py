@@ -2,7 +2,8 @@
 
 Each check reads only the tables notebook 22 writes (``cf_feedback_inconsistency``, ``_flip_rate``,
 ``_fluency``, ``_sample_size``, ``_per_step`` and, where it exists, the per-text ``cf_feedback_fluency_texts``)
-and judges the quantity its claim is about by its 95 % interval (:mod:`xaibench.evaluation.claims`):
+and notebook 12's ``cf_feedback_editor_quality`` (for the stand-in rule below), and judges the quantity its claim
+is about by its 95 % interval (:mod:`xaibench.evaluation.claims`):
 
 * **Means over texts** (inc@n, per-step inc, minimality, mean token NLL): the tables hold each cell's mean
   (``ours``), its std over texts (``ours_std``) and ``n_texts``; a difference of two cells is a Welch interval
@@ -28,14 +29,26 @@ and judges the quantity its claim is about by its 95 % interval (:mod:`xaibench.
 
 Three settings decide what can be compared at all:
 
-* **Stand-in editors** (:data:`STAND_INS`).  MiCE and Polyjuice are offline stand-ins with known defects:
-  our MiCE keeps MiCE's masking and search but fills spans from a bigram model, whose infills are
-  ungrammatical (its defect decides the fluency of its edits); our Polyjuice is a rule set whose edits are
-  unreadable and which always offers one random sentence of the text as a candidate (its defect decides
-  every quantity of its edits: inconsistency, minimality, flip rate, fluency, erasure).  One rule holds for
-  every claim: a cell whose quantity a stand-in's defect decides is not judged, and a claim left without
-  the cells it needs is ``not comparable`` naming the defect.  Claims on TextFooler, and on MiCE's edit
-  sizes and flips (decided by MiCE's own search), are judged.
+* **Stand-in editors** (:data:`STAND_INS`, :func:`defective_stand_ins`).  MiCE and Polyjuice run as offline
+  stand-ins: our MiCE keeps MiCE's masking and search but fills spans from a bigram model (for T5); our Polyjuice
+  is a rule set (for a fine-tuned GPT-2) that also always offers one random sentence of the text as a candidate.
+  Whether a stand-in's edits are defective is read from ``cf_feedback_editor_quality`` (notebook 12: each
+  editor's first edit of the first texts of notebook 22's samples, scored by the base LM), by one rule:
+
+      per dataset, the bound is TextFooler's mean increase in base-LM NLL per edited token (its new tokens
+      against the original tokens they replace; TextFooler is the paper's own editor, reimplemented) plus the
+      standard deviation of the base LM's NLL over the tokens of the original texts (``nll_token_sd``: how much
+      the LM's surprise varies from one token of natural text to the next).  A stand-in whose mean increase
+      per edited token exceeds the bound on at least one dataset writes defective edits.
+
+  A defect decides a documented set of quantities of the editor's edits (:data:`STAND_INS`): for MiCE's
+  infiller, their fluency; for Polyjuice's rule set, every quantity (inconsistency, minimality, flip rate,
+  fluency, erasure: an unreadable edit is no counterfactual whose size, flip or consistency means what the
+  paper's do).  A cell whose quantity a defect decides is not judged, and a claim left without the cells it
+  needs is ``not comparable``, citing the table's numbers.  A stand-in the rule does not mark is judged as the
+  paper's editor; without ``cf_feedback_editor_quality`` the claims that rest on a stand-in's quantity are
+  ``not comparable`` naming the missing table.  Claims on TextFooler, and on MiCE's edit sizes and flips
+  (decided by MiCE's own search), are judged.
 * **Fluency values.**  The authors' ``perplexity.py`` passes one text (a string) to
   ``compute_ppl(sentences, ...)``, which encodes ``"\\n\\n".join(sentences)``: the text's *characters*
   joined by blank lines.  The paper's Table 3 values (about 4-9 under GPT-2) are therefore
@@ -67,17 +80,16 @@ ALPHA = 0.05
 #: the level of each of two intervals combined into one (Bonferroni): together at least CONFIDENCE
 PAIR_CONFIDENCE = 1 - (1 - CONFIDENCE) / 2
 
-#: editors of the paper that run here as offline stand-ins: the known defect of each (with its evidence) and
-#: the quantities of its edits that the defect decides (a claim's cell on such a quantity is not judged)
+#: editors of the paper that run here as offline stand-ins: what stands in for the paper's model, and the
+#: quantities of its edits that a defect (:func:`defective_stand_ins`) decides
 STAND_INS: dict[str, tuple[str, frozenset[str]]] = {
-    "mice": ("a bigram infiller for MiCE's T5 writes ungrammatical infills (about +5.5 nats per edited token, "
-             "0 of 10 sampled edits grammatical: notebook 22's samples, cf_feedback_infiller_fluency)",
-             frozenset({"fluency"})),
-    "polyjuice": ("a rule set for Polyjuice's GPT-2 writes unreadable edits (0 of 10 sampled edits readable: "
-                  "notebook 22's samples) and erases by design (one random sentence of the text is always a "
-                  "candidate: cf_feedback_per_step's erased_over_70pct)",
-                  frozenset({"inc", "minimality", "flip_rate", "fluency", "erasure"})),
+    "mice": ("a bigram infiller stands in for MiCE's T5", frozenset({"fluency"})),
+    "polyjuice": ("a rule set stands in for Polyjuice's GPT-2", frozenset({"inc", "minimality", "flip_rate",
+                                                                           "fluency", "erasure"})),
 }
+#: the table the stand-in rule reads, and the real editor its bound comes from
+QUALITY_TABLE = "cf_feedback_editor_quality"
+REFERENCE_EDITOR = "textfooler"
 #: the quantities of :data:`STAND_INS` as a reason names them
 QUANTITY_NAMES = {"inc": "inconsistency", "minimality": "minimality", "flip_rate": "flip rate",
                   "fluency": "fluency", "erasure": "erasure"}
@@ -106,25 +118,52 @@ def _cells(check: Callable[[Tables], Outcome]) -> Callable[[Tables], Outcome]:
     return wrapped
 
 
-def _decided(editor: str, quantity: str) -> bool:
-    """Whether a stand-in's known defect decides ``quantity`` of ``editor``'s edits."""
-    return editor in STAND_INS and quantity in STAND_INS[editor][1]
+def defective_stand_ins(t: Tables) -> dict[str, str]:
+    """The stand-in editors whose edits the rule of the module docstring marks defective, each with the reason
+    (the table's numbers); raises :class:`MissingTable` without ``cf_feedback_editor_quality`` and
+    :class:`_NoCells` when it lacks a stand-in's, TextFooler's or the originals' values on a dataset."""
+    q = t(QUALITY_TABLE).set_index(["dataset", "editor", "metric"])["ours"]
+    out: dict[str, str] = {}
+    for e in STAND_INS:
+        over = []
+        for d in sorted({d for d, _, _ in q.index}):
+            try:
+                ref, sd, v = (float(q.loc[(d, x, m)]) for x, m in (
+                    (REFERENCE_EDITOR, "nll_delta_edited_token"), ("original", "nll_token_sd"),
+                    (e, "nll_delta_edited_token")))
+            except KeyError as err:
+                raise _NoCells(f"{QUALITY_TABLE} lacks {err} on {d}") from None
+            if not all(np.isfinite([ref, sd, v])):
+                raise _NoCells(f"{QUALITY_TABLE} has no {NAMES[e]}, TextFooler or originals' value on {d}")
+            if v > ref + sd:
+                over.append(f"{d} {v:+.2f} nats per edited token > bound {ref + sd:+.2f} (TextFooler {ref:+.2f} + "
+                            f"originals' per-token SD {sd:.2f})")
+        if over:
+            out[e] = f"{STAND_INS[e][0]}; its edits read as defective by {QUALITY_TABLE}: " + "; ".join(over)
+    return out
 
 
-def _judged(editors: Iterable[str], quantity: str) -> list[str]:
+def _decided(t: Tables, editor: str, quantity: str) -> bool:
+    """Whether a stand-in's defect decides ``quantity`` of ``editor``'s edits (the quality table is read only for
+    a quantity the editor's defect would decide)."""
+    return editor in STAND_INS and quantity in STAND_INS[editor][1] and editor in defective_stand_ins(t)
+
+
+def _judged(t: Tables, editors: Iterable[str], quantity: str) -> list[str]:
     """The editors whose ``quantity`` is judged (those no stand-in defect decides)."""
-    return [e for e in editors if not _decided(e, quantity)]
+    return [e for e in editors if not _decided(t, e, quantity)]
 
 
-def _stand_in_note(editors: Iterable[str], quantity: str) -> str:
+def _stand_in_note(t: Tables, editors: Iterable[str], quantity: str) -> str:
     """``"<Editor>'s cells not judged (stand-in)"`` for the decided editors among ``editors`` ("" if none)."""
-    out = [NAMES[e] for e in editors if _decided(e, quantity)]
+    out = [NAMES[e] for e in editors if _decided(t, e, quantity)]
     return f"{' and '.join(out)} cells not judged (stand-in editor{'s' if len(out) > 1 else ''})" if out else ""
 
 
-def _stand_in(ours, editors: Iterable[str], quantity: str, extra: str = "") -> Outcome:
+def _stand_in(t: Tables, ours, editors: Iterable[str], quantity: str, extra: str = "") -> Outcome:
     """``not comparable``: the claim rests on the ``quantity`` of stand-in editors whose defect decides it."""
-    parts = [f"{NAMES[e]}: {STAND_INS[e][0]}" for e in editors if _decided(e, quantity)]
+    defects = defective_stand_ins(t)
+    parts = [f"{NAMES[e]}: {defects[e]}" for e in editors if _decided(t, e, quantity)]
     reason = f"rests on the {QUANTITY_NAMES[quantity]} of offline stand-in editors' edits: " + "; ".join(parts)
     return Outcome(ours, "not comparable", reason + (f"; {extra}" if extra else ""))
 
@@ -237,8 +276,8 @@ def _fluency_gap(t: Tables, fl: pd.DataFrame, a: tuple, b: tuple) -> Interval:
 def _imdb_inc9_order(t: Tables) -> Outcome:
     inc = _inc(t)
     ours = {e: float(inc.loc[("imdb", 9, e), "ours"]) for e in EDITORS}
-    if len(_judged(EDITORS, "inc")) < len(EDITORS):
-        return _stand_in(_fmt_order(ours), EDITORS, "inc")
+    if len(_judged(t, EDITORS, "inc")) < len(EDITORS):
+        return _stand_in(t, _fmt_order(ours), EDITORS, "inc")
     paper = {e: float(inc.loc[("imdb", 9, e), "paper"]) for e in EDITORS}
     want = _order(paper)
     cells = {f"{NAMES[hi]} > {NAMES[lo]}": side(_welch(inc.loc[("imdb", 9, hi)], inc.loc[("imdb", 9, lo)]), 0.0)
@@ -252,22 +291,22 @@ def _news_mice_vs_polyjuice(t: Tables) -> Outcome:
     inc = _inc(t)
     m, p = (inc.loc[("newsgroups", 1, e)] for e in ("mice", "polyjuice"))
     ours = f"MiCE {m['ours']:.2f} vs Polyjuice {p['ours']:.2f}"
-    if len(_judged(("mice", "polyjuice"), "inc")) < 2:
-        return _stand_in(ours, ("mice", "polyjuice"), "inc")
+    if len(_judged(t, ("mice", "polyjuice"), "inc")) < 2:
+        return _stand_in(t, ours, ("mice", "polyjuice"), "inc")
     return judge(_welch(m, p), 0.0, what="Newsgroups inc@1 MiCE - Polyjuice", more="more texts", ours=ours)
 
 
 @_cells
 def _textfooler_lowest(t: Tables) -> Outcome:
     inc = _inc(t)
-    others = _judged(("mice", "polyjuice"), "inc")
+    others = _judged(t, ("mice", "polyjuice"), "inc")
     if not others:
         raise _NoCells("no editor to compare TextFooler with")
     cells = {}
     for d, n in sorted({(d, n) for d, n, _ in inc.index}):
         sides = [side(_welch(inc.loc[(d, n, "textfooler")], inc.loc[(d, n, e)]), 0.0, above=False) for e in others]
         cells[f"{d} inc@{n}"] = "fails" if "fails" in sides else "holds" if set(sides) == {"holds"} else "covers"
-    note = _stand_in_note(("mice", "polyjuice"), "inc")
+    note = _stand_in_note(t, ("mice", "polyjuice"), "inc")
     return by_cells(cells, "(dataset, inc@n) cell", "more texts",
                     detail=f"TextFooler - {'/'.join(NAMES[e] for e in others)} inc@n < 0, Welch over texts"
                            + (f"; {note}" if note else ""))
@@ -276,7 +315,7 @@ def _textfooler_lowest(t: Tables) -> Outcome:
 @_cells
 def _inc_converges(t: Tables) -> Outcome:
     inc = _inc(t)
-    editors = _judged(EDITORS, "inc")
+    editors = _judged(t, EDITORS, "inc")
     cells, parts = {}, []
     for d in sorted({d for d, _, _ in inc.index}):
         for e in editors:
@@ -289,7 +328,7 @@ def _inc_converges(t: Tables) -> Outcome:
             parts.append(f"{d} {NAMES[e]} {iv.text(2)}")
     if not cells:
         raise _NoCells("no (dataset, editor) cell")
-    note = _stand_in_note(EDITORS, "inc")
+    note = _stand_in_note(t, EDITORS, "inc")
     return by_cells(cells, "(dataset, editor)", "more texts",
                     detail=f"|inc@3 - inc@1| - |inc@9 - inc@3| > 0 ({'; '.join(parts)}; 95 %, Welch over texts at "
                            f"97.5 % each, Bonferroni){'; ' + note if note else ''}")
@@ -297,8 +336,8 @@ def _inc_converges(t: Tables) -> Outcome:
 
 @_cells
 def _mice_even_odd(t: Tables) -> Outcome:
-    if _decided("mice", "inc"):
-        return _stand_in(None, ("mice",), "inc")
+    if _decided(t, "mice", "inc"):
+        return _stand_in(t, None, ("mice",), "inc")
     ps = _per_step(t, "inc").loc[("imdb", "mice")]
     steps = sorted(int(s) for s in ps.index)
     cells = {f"step {k} > {j}": side(_welch(ps.loc[k], ps.loc[j]), 0.0)
@@ -316,8 +355,8 @@ def _polyjuice_erasure(t: Tables) -> Outcome:
     inc = _inc(t)
     a, b = (float(inc.loc[("imdb", n, "polyjuice"), "ours"]) for n in (1, 9))
     ours = f"inc@1 {a:.2f} -> inc@9 {b:.2f}"
-    if _decided("polyjuice", "erasure"):
-        return _stand_in(ours, ("polyjuice",), "erasure")
+    if _decided(t, "polyjuice", "erasure"):
+        return _stand_in(t, ours, ("polyjuice",), "erasure")
     ps = _per_step(t, "erased_over_70pct").loc[("imdb", "polyjuice")]
     early = ps.loc[[1, 2]]
     k, n = int(round((early["ours"] * early["n_texts"]).sum())), int(early["n_texts"].sum())
@@ -330,7 +369,7 @@ def _minimality_decreases(t: Tables) -> Outcome:
     ps = _per_step(t, "minimality")
     cells, parts = {}, []
     for d, e in sorted({(d, e) for d, e, _ in ps.index}):
-        if _decided(e, "minimality"):
+        if _decided(t, e, "minimality"):
             continue
         g = ps.loc[(d, e)].sort_index()
         first, last = g.iloc[0], g.iloc[-1]
@@ -338,7 +377,7 @@ def _minimality_decreases(t: Tables) -> Outcome:
         parts.append(f"{d} {NAMES[e]} {first['ours']:.1f}->{last['ours']:.1f}")
     if not cells:
         raise _NoCells("no (dataset, editor) minimality")
-    note = _stand_in_note(sorted({e for _, e, _ in ps.index}), "minimality")
+    note = _stand_in_note(t, sorted({e for _, e, _ in ps.index}), "minimality")
     return by_cells(cells, "(dataset, editor)", "more texts",
                     detail=f"mean minimality last - first step < 0, Welch over texts ({'; '.join(parts)})"
                            + (f"; {note}" if note else ""))
@@ -346,8 +385,8 @@ def _minimality_decreases(t: Tables) -> Outcome:
 
 @_cells
 def _mice_flip_falls(t: Tables) -> Outcome:
-    if _decided("mice", "flip_rate"):
-        return _stand_in(None, ("mice",), "flip_rate")
+    if _decided(t, "mice", "flip_rate"):
+        return _stand_in(t, None, ("mice",), "flip_rate")
     df = _flip(t)
     rise, _, text = _flip_change(df, "imdb", "mice")
     g = df[(df["dataset"] == "imdb") & (df["editor"] == "mice")].sort_values("n")
@@ -363,7 +402,7 @@ def _pj_tf_flip_rises(t: Tables) -> Outcome:
     df = _flip(t)
     cells, parts, ceiling = {}, [], []
     for d in ("imdb", "newsgroups"):
-        for e in _judged(("polyjuice", "textfooler"), "flip_rate"):
+        for e in _judged(t, ("polyjuice", "textfooler"), "flip_rate"):
             if not ((df["dataset"] == d) & (df["editor"] == e)).any():
                 continue
             iv, r1, text = _flip_change(df, d, e)
@@ -373,7 +412,7 @@ def _pj_tf_flip_rises(t: Tables) -> Outcome:
                 ceiling.append(f"{d} {NAMES[e]}")
     if not cells:
         raise _NoCells("no (dataset, editor) flip rates")
-    note = _stand_in_note(("polyjuice", "textfooler"), "flip_rate")
+    note = _stand_in_note(t, ("polyjuice", "textfooler"), "flip_rate")
     more = "more texts" + (f" ({', '.join(ceiling)} flips every text at step 1 and cannot rise)" if ceiling else "")
     return by_cells(cells, "(dataset, editor)", more,
                     detail=f"flip rate @9 - @1 > 0 ({'; '.join(parts)}; 95 %, exact binomial per rate at 97.5 %, "
@@ -386,9 +425,9 @@ def _ttest(dataset: str, min_size: int):
         df = _paper_rows(t("cf_feedback_sample_size"))
         df = df[(df["dataset"] == dataset) & (df["sample_size"] >= min_size) & (df["editor"] < df["comparison_editor"])]
         pairs = sorted({(a, b) for a, b in zip(df["editor"], df["comparison_editor"])})
-        keep = [p for p in pairs if not (_decided(p[0], "inc") or _decided(p[1], "inc"))]
+        keep = [p for p in pairs if not (_decided(t, p[0], "inc") or _decided(t, p[1], "inc"))]
         if pairs and not keep:
-            return _stand_in(None, sorted({e for p in pairs for e in p}), "inc")
+            return _stand_in(t, None, sorted({e for p in pairs for e in p}), "inc")
         df = df.loc[np.array([(a, b) in keep for a, b in zip(df["editor"], df["comparison_editor"])], dtype=bool)]
         ours = df["ours"].dropna().to_numpy(float)
         if not len(ours):
@@ -402,7 +441,7 @@ def _ttest(dataset: str, min_size: int):
         out = judge_agrees(iv, share_paper, effect / 2, claimed_effect=effect,
                            what="share of tests with Benjamini-Yekutieli-corrected p < 0.05", more="more texts",
                            ours=k / len(ours))
-        note = _stand_in_note(sorted({e for p in pairs for e in p}), "inc")
+        note = _stand_in_note(t, sorted({e for p in pairs for e in p}), "inc")
         detail = (f"{'/'.join(f'{NAMES[a]}-{NAMES[b]}' for a, b in keep)} at sample sizes >= {min_size}, every step: "
                   f"{k}/{len(ours)} after correction ({int((ours < ALPHA).sum())} raw), the paper "
                   f"{int((paper < ALPHA).sum())}/{len(paper)} raw" + (f"; {note}" if note else ""))
@@ -416,14 +455,14 @@ def _fluency_textfooler_best(t: Tables) -> Outcome:
     keys = sorted({(d, s) for d, s, _ in fl.index if s >= 1})
     lowest = [min(EDITORS, key=lambda e: fl.loc[(d, s, e), "ours"]) for d, s in keys]
     ours = f"TextFooler lowest mean NLL in {lowest.count('textfooler')}/{len(keys)} (dataset, step)"
-    others = _judged(("mice", "polyjuice"), "fluency")
+    others = _judged(t, ("mice", "polyjuice"), "fluency")
     if not others:
-        return _stand_in(ours, ("mice", "polyjuice"), "fluency")
+        return _stand_in(t, ours, ("mice", "polyjuice"), "fluency")
     cells = {}
     for d, s in keys:
         sides = [side(_fluency_gap(t, fl, (d, s, "textfooler"), (d, s, e)), 0.0, above=False) for e in others]
         cells[f"{d}@{s}"] = "fails" if "fails" in sides else "holds" if set(sides) == {"holds"} else "covers"
-    note = _stand_in_note(("mice", "polyjuice"), "fluency")
+    note = _stand_in_note(t, ("mice", "polyjuice"), "fluency")
     how = "paired over texts" if _fluency_texts(t) is not None else "Welch over texts"
     return by_cells(cells, "(dataset, step)", "more texts", ours=ours,
                     detail=f"base-LM NLL TextFooler - {'/'.join(NAMES[e] for e in others)} < 0, {how}; orderings "
@@ -437,11 +476,11 @@ def _fluency_base_worsens(t: Tables) -> Outcome:
     first, last = steps[0], steps[-1]
     ours = "; ".join(f"{NAMES[e]} {fl.loc[('imdb', first, e), 'ours']:.2f} -> {fl.loc[('imdb', last, e), 'ours']:.2f}"
                      for e in ("mice", "polyjuice"))
-    editors = _judged(("mice", "polyjuice"), "fluency")
+    editors = _judged(t, ("mice", "polyjuice"), "fluency")
     if not editors:
-        return _stand_in(ours, ("mice", "polyjuice"), "fluency")
+        return _stand_in(t, ours, ("mice", "polyjuice"), "fluency")
     cells = {NAMES[e]: side(_fluency_gap(t, fl, ("imdb", last, e), ("imdb", first, e)), 0.0) for e in editors}
-    note = _stand_in_note(("mice", "polyjuice"), "fluency")
+    note = _stand_in_note(t, ("mice", "polyjuice"), "fluency")
     return by_cells(cells, "editor", "more texts", ours=ours,
                     detail=f"IMDb base-LM mean token NLL @{last} - @{first} > 0, trend only ({ours})"
                            + (f"; {note}" if note else ""))
@@ -453,8 +492,8 @@ def _fluency_fine(t: Tables) -> Outcome:
     steps = sorted({s for d, s, _ in fl.index if d == "imdb" and s >= 1})
     ours = "; ".join(f"{NAMES[e]} {fl.loc[('imdb', steps[0], e), 'ours']:.2f} -> "
                      f"{fl.loc[('imdb', steps[-1], e), 'ours']:.2f}" for e in ("mice", "polyjuice"))
-    if len(_judged(("mice", "polyjuice"), "fluency")) < 2:
-        return _stand_in(ours, ("mice", "polyjuice"), "fluency",
+    if len(_judged(t, ("mice", "polyjuice"), "fluency")) < 2:
+        return _stand_in(t, ours, ("mice", "polyjuice"), "fluency",
                          extra="the in-domain LM is also their own bigram generator (circular)")
     return Outcome(ours, "not comparable", FINE_LM_REASON)
 
