@@ -168,7 +168,8 @@ def test_claims_target_runs_the_claims_cli():
 
 
 # ---- parameters: reruns when they change, checks before any work ------------------------------
-REPORT = "reports/full/23_counterfactual_faithfulness.ipynb"
+REPORT = "reports/full/23_counterfactual_faithfulness.ipynb"  # its seeds are GE_SEEDS
+GE_DEFAULT = "42 43 44 45 46 47 48 49 50 51"
 OLD, NEW = 1_700_000_000, 1_710_000_000  # file times: sources and data, then the report
 
 
@@ -215,18 +216,18 @@ def _papermill_runs(out: subprocess.CompletedProcess) -> list[str]:
 
 
 def test_a_report_recorded_with_other_parameters_is_rerun_and_the_notice_says_what_it_replaces(tmp_path):
-    """After `make faithfulness`, `make faithfulness SEEDS=43` used to print "Nothing to be done"."""
-    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
-    for same in ([], ["SEEDS=42  43 44 45 46"]):
+    """After `make faithfulness`, `make faithfulness GE_SEEDS=43` used to print "Nothing to be done"."""
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": GE_DEFAULT})
+    for same in ([], ["GE_SEEDS=42  43 44 45 46 47 48 49 50 51"]):
         out = _run(cwd, "-n", REPORT, *same)
         assert out.returncode == 0, out.stderr
         assert not _papermill_runs(out), f"rerun although the parameters ({same}) are the recorded ones:\n{out.stdout}"
         assert "rerunning it replaces it" not in out.stderr
-    out = _run(cwd, "-n", REPORT, "SEEDS=43")
+    out = _run(cwd, "-n", REPORT, "GE_SEEDS=43")
     assert out.returncode == 0, out.stderr
     runs = _papermill_runs(out)
     assert len(runs) == 1 and shlex.split(runs[0])[-6:] == ["-p", "profile", "full", "-p", "seeds", "43"]
-    assert REPORT in out.stderr and "'42 43 44 45 46' -> 43" in out.stderr
+    assert REPORT in out.stderr and f"'{GE_DEFAULT}' -> 43" in out.stderr
     assert f"git checkout -- {REPORT}" in out.stderr
     # the profile is a parameter too, and a parameter the report does not record
     cwd2 = _scratch(tmp_path / "p", {"profile": "quick", "seeds": "42 43 44 45 46"})
@@ -238,7 +239,7 @@ def test_a_report_recorded_with_the_requested_parameters_is_kept_whatever_the_fi
     earlier run, or absent) may be newer than the report."""
     import os
 
-    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": GE_DEFAULT})
     stamp = cwd / "data/cache/params/full/23_counterfactual_faithfulness.params"
     stamp.parent.mkdir(parents=True)
     stamp.write_text("{}\n")
@@ -247,7 +248,7 @@ def test_a_report_recorded_with_the_requested_parameters_is_kept_whatever_the_fi
     assert out.returncode == 0, out.stderr
     assert not (cwd / "papermill.log").exists(), "rerun although the parameters are the recorded ones"
     assert stamp.stat().st_mtime <= (cwd / REPORT).stat().st_mtime
-    out = _run(cwd, "faithfulness", "SEEDS=43")
+    out = _run(cwd, "faithfulness", "GE_SEEDS=43")
     assert out.returncode == 0, out.stderr
     assert "-p seeds 43" in (cwd / "papermill.log").read_text(), "a real run with other seeds must rerun"
 
@@ -258,7 +259,7 @@ def test_a_report_is_rerun_when_the_plugins_differ_from_those_it_records(tmp_pat
     import json
 
     plugin = "docs/examples/occlusion.py"
-    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": GE_DEFAULT})
     (cwd / plugin).parent.mkdir(parents=True)
     shutil.copy(ROOT / plugin, cwd / plugin)
     out = _run(cwd, "-n", REPORT, f"XAIBENCH_PLUGINS={plugin}")
@@ -339,7 +340,7 @@ def test_notebooks_side_by_side_wait_without_spinning(tmp_path, jobs, preset, ex
     and a serial make leaves the variable alone."""
     import os
 
-    cwd = _scratch(tmp_path, {"profile": "full", "seeds": "42 43 44 45 46"})
+    cwd = _scratch(tmp_path, {"profile": "full", "seeds": GE_DEFAULT})
     log = cwd / "policy.log"
     (cwd / "python").write_text(f'#!/bin/bash\nif [ "$2" = papermill ]; then echo "${{OMP_WAIT_POLICY:-unset}}" > {log}; '
                                 f'exit 0; fi\nif [ "$3" = finalize ]; then exit 0; fi\n'
@@ -347,7 +348,7 @@ def test_notebooks_side_by_side_wait_without_spinning(tmp_path, jobs, preset, ex
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "MAKEFLAGS", "MFLAGS")}
     if preset:
         env["OMP_WAIT_POLICY"] = preset
-    out = subprocess.run(["make", "--no-print-directory", f"PY={cwd / 'python'}", *jobs, REPORT, "SEEDS=43"],
+    out = subprocess.run(["make", "--no-print-directory", f"PY={cwd / 'python'}", *jobs, REPORT, "GE_SEEDS=43"],
                          cwd=cwd, env={**env, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
@@ -462,6 +463,6 @@ def test_a_second_make_run_of_a_report_being_made_stops_naming_the_first(tmp_pat
     assert "Traceback" not in second.stderr
     assert first.wait(60) == 0, first.stderr.read()
     assert (cwd / "papermill.log").read_text().count("-m papermill ") == 1  # the second ran nothing
-    third = _run(cwd, REPORT, "SEEDS=43")  # the first run has ended: its claim is taken over
+    third = _run(cwd, REPORT, "GE_SEEDS=43")  # the first run has ended: its claim is taken over
     assert third.returncode == 0, third.stderr
     assert (cwd / "papermill.log").read_text().count("-m papermill ") == 2
