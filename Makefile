@@ -98,7 +98,7 @@ COMMAND_LINE_VARIABLES = $(foreach v,$(.VARIABLES),$(if $(filter command line,$(
 check-params: $(STAMP) ## check the value of every parameter (each notebook target does this first)
 	+@if test -x $(PY); then $(PY) -m xaibench.reports check --makefile '$(firstword $(MAKEFILE_LIST))' \
 	--command-line '$(strip $(COMMAND_LINE_VARIABLES))' PROFILE='$(PROFILE)' SEEDS='$(SEEDS)' \
-	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' GE_SEEDS='$(GE_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
+	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' GE_SEEDS='$(GE_SEEDS)' HG_SEEDS='$(HG_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
 	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' GROUP_SWEEPS='$(GROUP_SWEEPS)' \
 	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)' XAIBENCH_SCHEDULER='$(XAIBENCH_SCHEDULER)'; \
@@ -179,7 +179,9 @@ $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ip
 # a newer classifier does not rerun 11)
 $(REPORTS)/11_local_explainers.ipynb: | $(filter %-5-way-exclusive.ipynb,$(TRAIN_REPORTS))
 NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
-NB_PARAMS_21_human_grounded_evaluation = -p seeds "$(SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
+#: HG_SEEDS -- replications of the human-grounded study (notebook 21: splits, CNNs, questions, readers per seed)
+HG_SEEDS ?= 42 43 44 45 46 47 48 49 50 51
+NB_PARAMS_21_human_grounded_evaluation = -p seeds "$(HG_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 human: $(REPORTS)/11_local_explainers.ipynb $(REPORTS)/21_human_grounded_evaluation.ipynb ## Lertvittayakumjorn & Toni: local explainers, tasks 1-3 (simulated participants)
 
 # Counterfactual evaluation of faithfulness, Ge et al. (notebook 23; trains its own small LRs)

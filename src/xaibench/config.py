@@ -191,7 +191,7 @@ def check_explainer_list(value: Any, name: str = "EXPLAINERS") -> list[str]:
 #: notebook parameters (as papermill injects them) checked by :func:`check_notebook_parameters`:
 #: parameter -> (Make variable(s) that set it, check)
 NOTEBOOK_PARAMETERS = {
-    "seeds": ("SEEDS / INCLUSIVE_SEEDS / ATTR_GT_SEEDS / GE_SEEDS", parse_seeds),
+    "seeds": ("SEEDS / INCLUSIVE_SEEDS / ATTR_GT_SEEDS / GE_SEEDS / HG_SEEDS", parse_seeds),
     "seed": ("SEEDS (its first seed)", parse_seeds),
     "n_imdb": ("CF_IMDB", positive_int),
     "n_newsgroups": ("CF_NEWSGROUPS", positive_int),
