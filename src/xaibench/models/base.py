@@ -102,7 +102,12 @@ class Classifier(abc.ABC):
         return fn(texts)
 
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
-        """Class probabilities, shape ``(n, n_classes)``; cached per (fingerprint, text)."""
+        """Class probabilities, shape ``(n, n_classes)``; cached per (fingerprint, text).
+
+        A text with no word left gets the model's output on its empty input: the reference that the
+        perturbation explainers (LIME, SHAP, occlusion) and ERASER's comprehensiveness remove words towards, as
+        their papers define it.  What cannot be computed honestly for it is refused where it is asked for:
+        training, attention weights and rationales of an empty text raise."""
         texts = _as_text_list(texts)
         if not texts:
             return np.zeros((0, self.n_classes), dtype=np.float32)
