@@ -453,7 +453,7 @@ def test_infiller_tradeoff_edits_what_its_caller_asks_in_every_profile(tradeoff,
     The test's result folder is one for both profiles, so each call passes ``refresh``."""
     R, calls, trained = tradeoff
     sampled = []
-    monkeypatch.setattr(R, "_predictor_and_first_texts", lambda d, n_sample, n_texts, seed, predictor, max_words,
+    monkeypatch.setattr(R, "predictor_and_first_texts", lambda d, n_sample, n_texts, seed, predictor, max_words,
                         max_train: sampled.append(max_words) or (_Model(), [f"text {i}" for i in range(n_texts)]))
     for profile in ("full", "quick"):
         monkeypatch.setenv("XAIBENCH_PROFILE", profile)
@@ -477,15 +477,15 @@ def test_fluency_store_truncated_is_named_and_rescored(dirs, monkeypatch):
     monkeypatch.setattr(lm, "load_causal_lm", lambda name, dtype="float32": (None, lambda t, **k: {"input_ids": t.split()}))
     monkeypatch.setattr(lm, "sequence_nll", sequence_nll)
     texts = ["a b", "ccc dd e"]
-    assert R._cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
-    assert R._cached_nll(texts, "smollm2", "float32", "imdb")[0] == {"a b": 3.0, "ccc dd e": 8.0}
+    assert R.cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
+    assert R.cached_nll(texts, "smollm2", "float32", "imdb")[0] == {"a b": 3.0, "ccc dd e": 8.0}
     assert len(scored) == 2  # the second call scored nothing
     f = _only(dirs["results"], "fluency_imdb_*.parquet")
     _truncate(f)
     (f.parent / f".{f.name}.zz91.parquet.tmp").write_bytes(b"PAR1")  # a killed write's leftover
     _stale(f.parent / f".{f.name}.zz91.parquet.tmp")
     with pytest.warns(RuntimeWarning, match=f.name):
-        assert R._cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
+        assert R.cached_nll(texts, "smollm2", "float32", "imdb") == ({"a b": 3.0, "ccc dd e": 8.0}, 0)
     assert len(scored) == 4
     assert [p.name for p in f.parent.iterdir()] == [f.name]  # leftover removed
     assert set(pd.read_parquet(f)["sha"]) and len(pd.read_parquet(f)) == 2
@@ -572,7 +572,7 @@ def test_infiller_fluency_is_stored_per_setting(chains, dirs, monkeypatch):
     monkeypatch.setattr(mice, "MiCE", FakeMiCE)
     # base-LM NLL = characters of the text: "text 0 edit 1" vs its original "text 0 edit 0" differ by 0
     nll = {"text 10 edit 1": 15.0}
-    monkeypatch.setattr(R, "_cached_nll", lambda texts, lm, dtype, d: ({t: nll.get(t, float(len(t))) for t in texts}, 0))
+    monkeypatch.setattr(R, "cached_nll", lambda texts, lm, dtype, d: ({t: nll.get(t, float(len(t))) for t in texts}, 0))
     t = R.infiller_fluency({"imdb": 12}, n_texts=11, lm_dtype="float32")
     assert built == ["bigram", "two-sided"] and len(calls) == 2
     assert set(t["metric"]) == {"nll_delta_mean", "nll_delta_std", "flip_rate", "seconds_per_edit", "minimality"}

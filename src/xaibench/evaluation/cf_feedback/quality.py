@@ -164,7 +164,7 @@ def editor_quality(samples: dict[str, int], n_texts: int = 25, editors: Sequence
     from ...explainers.counterfactual import build_editor
     from ...models.lm import load_causal_lm, resolve_lm_dtype
     from ...store import ResultStore
-    from .runner import _cached_nll, _predictor_and_first_texts
+    from .runner import cached_nll, predictor_and_first_texts
 
     n_texts = positive_int(n_texts, "n_texts")
     dtype = resolve_lm_dtype(lm_dtype)
@@ -180,7 +180,7 @@ def editor_quality(samples: dict[str, int], n_texts: int = 25, editors: Sequence
     lexicon = vader_lexicon()
     pairs, originals = [], []
     for d, n_sample in samples.items():
-        model, texts = _predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
+        model, texts = predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
         originals += [pd.DataFrame({"dataset": d, "text_id": i, "nll": scorer(t)[1]}) for i, t in enumerate(texts)]
         for e in editors:
             pred = cf.CountingPredictor(model)
@@ -189,7 +189,7 @@ def editor_quality(samples: dict[str, int], n_texts: int = 25, editors: Sequence
             ch = cf.run_chains(ed, pred, texts, n_steps=1)
             first = ch[(ch["step"] == 1) & ~ch["carried"].astype(bool)]
             first = first[[t != texts[i] for i, t in zip(first["text_id"], first["text"])]]
-            by_text, _ = _cached_nll(list(dict.fromkeys(texts + first["text"].tolist())), base_lm, dtype, d)
+            by_text, _ = cached_nll(list(dict.fromkeys(texts + first["text"].tolist())), base_lm, dtype, d)
             for i, edit in zip(first["text_id"], first["text"]):
                 pairs.append({"dataset": d, "editor": e, "text_id": int(i), "original": texts[i], "edit": edit,
                               "nll_delta_text": by_text[edit] - by_text[texts[i]],

@@ -302,7 +302,7 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     texts = chains.loc[rows, "text"].tolist()
     base_rows = rows if base_max_texts is None else rows[chains.loc[rows, "text_id"] < base_max_texts]
     uniq = list(dict.fromkeys(chains.loc[base_rows, "text"]))
-    by_text, n_trunc = _cached_nll(uniq, base_lm, lm_dtype, dataset)
+    by_text, n_trunc = cached_nll(uniq, base_lm, lm_dtype, dataset)
     chains["nll_base"] = np.nan
     chains.loc[base_rows, "nll_base"] = [by_text[t] for t in chains.loc[base_rows, "text"]]
     chains.attrs["n_truncated_base"] = n_trunc
@@ -314,7 +314,7 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     return chains
 
 
-def _cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
+def cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
     """Base-LM mean NLL per text, stored per (dataset, LM, dtype) under ``data/results/cf_feedback/`` keyed
     by the text's SHA-1 (re-runs of the notebook score only new texts); ``(nll by text, n truncated)``."""
     from ...models.lm import load_causal_lm, resolve_lm_dtype, sequence_nll
@@ -352,7 +352,7 @@ def _read_fluency(path) -> pd.DataFrame:
     return df
 
 
-def _predictor_and_first_texts(dataset: str, n_sample: int, n_texts: int, seed: int, predictor: str,
+def predictor_and_first_texts(dataset: str, n_sample: int, n_texts: int, seed: int, predictor: str,
                                max_words: int | None, max_train: int | None):
     """The predictor and the first ``n_texts`` texts of the dataset's seeded sample of ``n_sample``
     (the texts the chains start from): what the infiller measurements edit."""
@@ -394,7 +394,7 @@ def infiller_tradeoff(samples: dict[str, int], n_texts: int = 10, seed: int = 42
         return cached["table"]
     rows = []
     for d, n_sample in samples.items():
-        model, texts = _predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
+        model, texts = predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
         t0 = time.perf_counter()
         mlm = train_mlm_infiller(d, model, max_texts=mlm_train_texts, seed=seed)
         train_s = time.perf_counter() - t0
@@ -469,7 +469,7 @@ def infiller_fluency(samples: dict[str, int], n_texts: int = 20, seed: int = 42,
         return cached["table"]
     rows = []
     for d, n_sample in samples.items():
-        model, texts = _predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
+        model, texts = predictor_and_first_texts(d, n_sample, n_texts, seed, predictor, max_words, max_train)
         for name in infillers:
             pred = cf.CountingPredictor(model)
             if name == "mlm":
@@ -488,7 +488,7 @@ def infiller_fluency(samples: dict[str, int], n_texts: int = 20, seed: int = 42,
             orig = ch[ch["step"] == 0].set_index("text_id")["text"]
             first = ch[ch["step"] == 1].set_index("text_id")
             edited = first[~first["carried"].astype(bool)]
-            by_text, _ = _cached_nll(list(dict.fromkeys(orig.tolist() + edited["text"].tolist())), base_lm, dtype, d)
+            by_text, _ = cached_nll(list(dict.fromkeys(orig.tolist() + edited["text"].tolist())), base_lm, dtype, d)
             delta = np.array([by_text[t] - by_text[orig[i]] for i, t in edited["text"].items()], dtype=float)
             delta = delta[~np.isnan(delta)]
             sd = float(delta.std(ddof=1)) if len(delta) > 1 else np.nan
