@@ -148,6 +148,7 @@ def test_bench_make_all_cli_writes_the_table(tmp_path, monkeypatch):
     from xaibench.bench.__main__ import main as bench_cli
 
     monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    monkeypatch.setenv("XAIBENCH_PROFILE", "full")  # make all's profile (another test may have left quick set)
     (tmp_path / "reports" / "full").mkdir(parents=True)
     _executed(tmp_path / "reports" / "full" / "03_classifier_performance.ipynb", 30.0)
     bench_cli(["make_all"])
