@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -106,7 +106,7 @@ class ImageConfig:
                         stop_val_acc=0.97, best_checkpoint=True, preresize=40, watermark_font_px=PAPER_GLYPH_PX)
         else:
             base = dict(canvas=112, widths=(16, 32, 64, 128), epochs=40, group_size=24, n_train=1000, n_val=100, n_test=300,
-                        stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX)
+                        n_explain=50, stop_val_acc=0.97, best_checkpoint=True, preresize=140, watermark_font_px=PAPER_GLYPH_PX)
         return cls(**{**base, **overrides})
 
 
@@ -378,19 +378,21 @@ class ImagePlan:
     r_values: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # Fig. 8 (paper: the same, 4 pairs)
     r_kinds: tuple[str, ...] = ("noise", "watermark")  # Fig. 8 (paper: all five)
     kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")
-    group_runs_per_kind: int = 2                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
+    group_runs_per_kind: int = 4                   # Figs. 5-6 with species groups (run_groups; 0: none) ...
     group_kinds: tuple[str, ...] = ("blur", "brightness", "hue", "noise", "watermark")  # ... for these manipulations
     # the group runs of these manipulations trained again with one stage less (the depth experiment)
     stage_kinds: tuple[str, ...] = ("blur", "brightness")
     # ... and the group runs of these trained with that shallower model's widths doubled (the deep model's parameters)
     width_kinds: tuple[str, ...] = ("brightness",)
+    # the paired model and glyph experiments train again the first this many group runs of each kind
+    variant_runs_per_kind: int = 2
 
     @classmethod
     def for_profile(cls, profile: str) -> "ImagePlan":
         if profile == "quick":
             return cls(er_runs_per_kind=1, visibility_levels=(0,), r_values=(1.0,), r_kinds=("watermark",),
                        kinds=("watermark",), group_runs_per_kind=1, group_kinds=("watermark",), stage_kinds=("watermark",),
-                       width_kinds=("watermark",))
+                       width_kinds=("watermark",), variant_runs_per_kind=1)
         return cls()
 
 
@@ -433,7 +435,7 @@ def _job_cell(cell: tuple, images: dict, cfg: ImageConfig) -> tuple[dict, pd.Dat
 
 #: the :class:`ImagePlan` fields of the species-group runs (:func:`run_groups`); the species-pair runs
 #: (:func:`run_images`) do not read them, so they are not part of a pair entry's key
-GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds", "stage_kinds", "width_kinds")
+GROUP_PLAN_FIELDS = ("group_runs_per_kind", "group_kinds", "stage_kinds", "width_kinds", "variant_runs_per_kind")
 
 
 def pair_plan(plan: ImagePlan) -> dict:
@@ -558,8 +560,6 @@ def watermark_glyph_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int 
     the canvas): the paired experiment behind ``cfg.watermark_font_px``.  Only the runs table is kept (one row per
     run: ``run`` is the job's index in :func:`run_groups`, ``glyph_px`` the glyph height drawn); stored in
     :func:`images_store`, keyed on the configuration.  ``first``: only the first this many runs of each kind (all: None)."""
-    from dataclasses import replace
-
     other = replace(cfg, watermark_font_px=int(glyph_px))
     config = {**groups_config(other, kinds, runs_per_kind, seed), "protocol": "species-groups-watermark-glyphs",
               **({"first": int(first)} if first is not None else {})}
@@ -574,8 +574,6 @@ def group_variant_runs(cfg: ImageConfig, kinds, runs_per_kind: int, seed: int = 
     ``widths``): a paired experiment.  Only the runs table is kept (``run``: the job's index in :func:`run_groups`);
     stored in :func:`images_store`, keyed on the configuration.  ``first``: only the first this many runs of each
     kind (all: None)."""
-    from dataclasses import replace
-
     if not overrides:
         raise ValueError("group_variant_runs needs at least one ImageConfig field to change, e.g. widths=(32, 64, 128)")
     if "group_size" in overrides:
@@ -616,7 +614,9 @@ def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: in
         raise ValueError(f"kinds={tuple(kinds)!r} has no {' or '.join(only)} runs to train again")
     images = load_classes(sorted({c for _, (_, pair, *_) in jobs for g in pair for c in g}), size=other.preresize or None)
     cells = [(pair, manip, r, seed + k, False) for k, (_, pair, manip, r, _) in jobs]
-    done = run_cells(functools.partial(_job_cell, images=images, cfg=other), cells, desc=desc)
+    # only the runs table is kept, so no saliency map is computed (training does not depend on the explanations)
+    bare = replace(other, methods=(), track_methods=())
+    done = run_cells(functools.partial(_job_cell, images=images, cfg=bare), cells, desc=desc)
     runs = pd.DataFrame([{"experiment": "er-groups", "run": k, **summary} for (k, _), (summary, _, _) in zip(jobs, done)])
     store.save(config, {"runs": runs})
     return runs
