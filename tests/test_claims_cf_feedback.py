@@ -320,7 +320,8 @@ def test_ttest_share_against_the_papers(tmp_path, p_small, n_small, verdict):
 def _fluency_texts(folder, values):
     """``values[(dataset, editor, step)]`` -> per-text base-LM NLLs."""
     _write(folder, "cf_feedback_fluency_texts",
-           [{"dataset": d, "editor": e, "lm": "base", "quantity": "nll", "step": s, "text_id": i, "value": v}
+           [{"dataset": d, "editor": e, "lm": "base", "quantity": "nll", "step": s, "text_id": i, "ours": v,
+             "ours_std": float("nan"), "paper": float("nan")}
             for (d, e, s), vs in values.items() for i, v in enumerate(vs)])
 
 

@@ -9,7 +9,7 @@ is about by its 95 % interval (:mod:`xaibench.evaluation.claims`):
   (``ours``), its std over texts (``ours_std``) and ``n_texts``; a difference of two cells is a Welch interval
   over texts (:func:`welch_interval`; unpaired, since only summaries are stored).  Fluency differences are
   paired over texts when ``cf_feedback_fluency_texts`` (``dataset, editor, lm, quantity, step, text_id,
-  value``) holds the cells, else Welch over the summaries.
+  ours``) holds the cells, else Welch over the summaries.
 * **Flip rates** are shares of texts: the counts are recovered exactly as ``round(rate * n_texts)`` (else a
   normal interval with the binomial standard error); a change between two steps takes the exact binomial
   interval of each rate at 97.5 % and their difference's extremes (Bonferroni, unpaired: conservative).
@@ -250,7 +250,7 @@ def _fluency(t: Tables, lm: str = "base", quantity: str = "nll") -> pd.DataFrame
 
 def _fluency_texts(t: Tables) -> pd.DataFrame | None:
     """The per-text base-LM NLLs (``cf_feedback_fluency_texts``: ``dataset, editor, lm, quantity, step, text_id,
-    value``), or None where notebook 22 has not written them."""
+    ours``), or None where notebook 22 has not written them."""
     try:
         df = _paper_rows(t("cf_feedback_fluency_texts"))
     except MissingTable:
@@ -264,7 +264,7 @@ def _fluency_gap(t: Tables, fl: pd.DataFrame, a: tuple, b: tuple) -> Interval:
     texts = _fluency_texts(t)
     if texts is not None:
         v = [texts[(texts["dataset"] == d) & (texts["step"] == s) & (texts["editor"] == e)]
-             .set_index("text_id")["value"].dropna() for d, s, e in (a, b)]
+             .set_index("text_id")["ours"].dropna() for d, s, e in (a, b)]
         common = v[0].index.intersection(v[1].index)
         if len(common):
             return paired_interval(v[0].loc[common], v[1].loc[common], unit="texts")

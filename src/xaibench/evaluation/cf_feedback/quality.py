@@ -200,6 +200,28 @@ def editor_quality(samples: dict[str, int], n_texts: int = 25, editors: Sequence
     return table, pairs_df
 
 
+#: texts per dataset whose first edit notebooks 12 and 22 measure (the smoke run: 2)
+QUALITY_TEXTS = 20
+
+
+def sample_markdown(pairs: pd.DataFrame, n: int = 5, seed: int = 42, paper_editors: Sequence[str] = ()) -> list[str]:
+    """One Markdown block per (dataset, editor): a seeded sample of ``n`` of its edits (:func:`sample_pairs`), each
+    with its per-edited-token NLL change, whether it reverses a word's polarity and its word diff (an editor not
+    among ``paper_editors`` is marked "(added)")."""
+    from ..base import mark_added
+
+    out = []
+    for (d, e), g in sample_pairs(pairs, n, seed=seed).groupby(["dataset", "editor"], sort=False):
+        items = []
+        for r in g.itertuples():
+            size = ("no replaced word: only insertions or deletions" if np.isnan(r.nll_delta_edited_token)
+                    else f"{r.nll_delta_edited_token:+.2f} nats per edited token")
+            flag = ", polarity reversed" if r.polarity_reversal else ""
+            items.append(f"* text {r.text_id} ({size}{flag}): {diff_excerpt(r.original, r.edit)}")
+        out.append(f"**{d}, {mark_added(e, tuple(paper_editors))}**\n\n" + "\n".join(items))
+    return out
+
+
 def sample_pairs(pairs: pd.DataFrame, n: int = 5, seed: int = 42) -> pd.DataFrame:
     """A seeded sample of ``n`` (original, edit) pairs per (dataset, editor), in text order."""
     return pd.concat([g.sample(n=min(n, len(g)), random_state=seed).sort_values("text_id")

@@ -284,13 +284,16 @@ def textfooler_antonym_swaps(samples: dict[str, int], seed: int = 42, predictor:
 
 def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", steps: Sequence[int] | None = None,
                 seed: int = 42, max_train: int | None = None, lm_max_texts: int | None = 20000,
-                base_max_texts: int | None = None, lm_dtype: str = "float32") -> pd.DataFrame:
+                base_max_texts: int | None = None, lm_dtype: str = "float32",
+                base_more: dict[int, int] | None = None) -> pd.DataFrame:
     """Columns ``nll_base``/``ppl_base`` (causal LM) and ``nll_fine``/``ppl_fine`` (in-domain
     bigram LM on the dataset's train split, label-pooled) for the rows at ``steps`` (all if None).
 
     ``base_max_texts``: the causal LM (~2 s per 300-word review on 2 CPU cores) scores only the
     chains of the first ``base_max_texts`` texts of the seeded sample (NaN elsewhere, to bound the run time);
-    the in-domain LM scores every row.  Texts repeated across editors (the originals) are scored once.
+    ``base_more`` (step -> N): these steps also on the chains of the first N texts (e.g. the paper's Table 3
+    steps on more texts than the per-step figure).  The in-domain LM scores every row.  Texts repeated across
+    editors (the originals) are scored once.
     """
     from ...explainers.counterfactual.mice import cached_infiller
     from ...models.cf_predictors import get_predictor
@@ -300,7 +303,13 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     chains = chains.copy()
     rows = chains.index if steps is None else chains.index[chains["step"].isin(list(steps))]
     texts = chains.loc[rows, "text"].tolist()
-    base_rows = rows if base_max_texts is None else rows[chains.loc[rows, "text_id"] < base_max_texts]
+    tid, stp = chains.loc[rows, "text_id"], chains.loc[rows, "step"]
+    keep = pd.Series(True, index=rows) if base_max_texts is None else tid < base_max_texts
+    for step, n in (base_more or {}).items():
+        if int(n) < 0:
+            raise ValueError(f"base_more[{step!r}]={n!r} must be >= 0 texts")
+        keep |= (stp == step) & (tid < int(n))
+    base_rows = rows[keep.to_numpy()]
     uniq = list(dict.fromkeys(chains.loc[base_rows, "text"]))
     by_text, n_trunc = cached_nll(uniq, base_lm, lm_dtype, dataset)
     chains["nll_base"] = np.nan
@@ -312,6 +321,21 @@ def add_fluency(chains: pd.DataFrame, dataset: str, base_lm: str = "smollm2", st
     chains["ppl_base"] = np.exp(chains["nll_base"])
     chains["ppl_fine"] = np.exp(chains["nll_fine"])
     return chains
+
+
+def fluency_texts_table(chains: pd.DataFrame) -> pd.DataFrame:
+    """The per-text values behind Table 3 (``cf_feedback_fluency_texts``): one row per (dataset, editor, LM, step,
+    text) that :func:`add_fluency` scored, ``quantity`` ``nll``, the text's mean token NLL as ``ours`` (tidy:
+    ``ours_std`` and ``paper`` empty; the paper prints no per-text values); what the claims pair over texts."""
+    cf.check_chains(chains, ("dataset", "editor", "text_id", "step", "nll_base", "nll_fine"),
+                    "chains (with the columns add_fluency adds)")
+    parts = []
+    for lm in ("base", "fine"):
+        v = chains[["dataset", "editor", "step", "text_id", f"nll_{lm}"]].rename(columns={f"nll_{lm}": "ours"})
+        parts.append(v.dropna(subset=["ours"]).assign(lm=lm, quantity="nll", ours_std=np.nan, paper=np.nan))
+    out = pd.concat(parts, ignore_index=True)
+    return out[["dataset", "editor", "lm", "quantity", "step", "text_id", "ours", "ours_std", "paper"]].sort_values(
+        ["dataset", "editor", "lm", "step", "text_id"], kind="stable").reset_index(drop=True)
 
 
 def cached_nll(texts: list[str], base_lm: str, dtype: str, dataset: str) -> tuple[dict[str, float], int]:
