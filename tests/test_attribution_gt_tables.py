@@ -164,14 +164,18 @@ def test_text_figures_have_readable_titles():
 def test_watermark_glyph_table_pairs_runs_by_glyph_size():
     from xaibench.evaluation.attribution_gt import tables as gt
 
-    group = pd.DataFrame({"run": [0, 8, 9], "manipulation": ["blur", "watermark", "watermark"], "glyph_px": [None, 13, 13],
-                          "test_acc": [0.99, 0.985, 0.96], "epochs": [3, 2, 1]})
+    group = pd.DataFrame({"run": [0, 8, 9, 10], "manipulation": ["blur", "watermark", "watermark", "watermark"],
+                          "glyph_px": [None, 13, 13, 13], "test_acc": [0.99, 0.985, 0.96, 0.97], "epochs": [3, 2, 1, 1]})
     glyph = pd.DataFrame({"run": [8, 9], "manipulation": "watermark", "glyph_px": [6, 6], "test_acc": [0.5, 0.57],
                           "epochs": [20, 20]})
     t = gt.watermark_glyph_table(group, glyph)
-    assert list(zip(t.run, t.glyph_px)) == [(8, 6), (8, 13), (9, 6), (9, 13)]   # the blur run is not part of it
+    # the blur run is not part of it, nor watermark run 10, which only one glyph size trained
+    assert list(zip(t.run, t.glyph_px)) == [(8, 6), (8, 13), (9, 6), (9, 13)]
     assert list(t.learned) == [False, True, False, True] and list(t.ours) == [0.5, 0.985, 0.57, 0.96]
     assert t.paper.isna().all() and t.metric.eq("test_acc").all()
+    assert gt.learned_summary(t, "glyph_px", "glyphs of ") == (
+        "glyphs of 6: 0 of 2 runs learn (run 8: 0.500 after 20 epochs, run 9: 0.570 after 20 epochs). "
+        "glyphs of 13: 2 of 2 runs learn (run 8: 0.985 after 2 epochs, run 9: 0.960 after 1 epochs).")
 
 
 def test_stages_table_pairs_runs_and_states_receptive_fields():

@@ -227,9 +227,11 @@ def watermark_glyph_table(group_runs: pd.DataFrame, glyph_runs: pd.DataFrame,
                           threshold: float = LEARNED_ACC) -> pd.DataFrame:
     """The paired glyph-size experiment: the watermark species-group runs (``group_runs``, :func:`.image_runner.run_groups`)
     beside the same runs with another glyph size (``glyph_runs``, :func:`.image_runner.watermark_glyph_runs`); one
-    row per (``run``, ``glyph_px``) with the test accuracy (``ours``), the epochs trained and read, and ``learned``."""
+    row per (``run``, ``glyph_px``) of the runs both sizes trained, with the test accuracy (``ours``), the epochs trained
+    and read, and ``learned``."""
     cols = ["run", "glyph_px", "manip", "er_size", "epochs", "epoch_read", "val_acc", "test_acc"]
-    both = pd.concat([group_runs[group_runs.manipulation == "watermark"], glyph_runs], ignore_index=True)
+    paired = group_runs[(group_runs.manipulation == "watermark") & group_runs["run"].isin(glyph_runs["run"])]
+    both = pd.concat([paired, glyph_runs], ignore_index=True)
     return _test_acc_rows(both[[c for c in cols if c in both.columns]].sort_values(["run", "glyph_px"]), threshold)
 
 
@@ -262,6 +264,19 @@ def stages_table(runs: dict, canvas: int, threshold: float = LEARNED_ACC) -> pd.
     return _test_acc_rows(both[paired].sort_values(["run", "stages", "n_params"], kind="stable"), threshold)
 
 
+def learned_summary(tab: pd.DataFrame, by: str, label: str = "") -> str:
+    """One sentence per value of column ``by`` of a paired-experiment table (:func:`watermark_glyph_table`,
+    :func:`stages_table`): how many of its runs learned (``learned``), with each run's test accuracy and epochs
+    trained, in run order -- what the notebook states under the table, computed rather than typed."""
+    parts = []
+    for value, g in tab.groupby(by, sort=False):
+        g = g.sort_values("run")
+        runs = ", ".join(f"run {int(r.run)}: {r.test_acc:.3f} after {int(r.epochs)} epochs" for r in g.itertuples())
+        shown = int(value) if isinstance(value, float) and value.is_integer() else value
+        parts.append(f"{label}{shown}: {int(g.learned.sum())} of {len(g)} runs learn ({runs}).")
+    return " ".join(parts)
+
+
 def image_learned_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> pd.DataFrame:
     """Per protocol, experiment group and manipulation (and ``all`` over the manipulations): ``n_runs``,
     ``n_learned`` (test accuracy > ``threshold``), their share ``ours`` (metric ``share_learned``; the paper's
@@ -288,6 +303,6 @@ def image_learned_table(runs: pd.DataFrame, threshold: float = LEARNED_ACC) -> p
                 "n_test_min", "n_test_mean", "n_train", "test_acc_mean", "lower_is_better"]]
 
 
-__all__ = ["FIG5_EXPERIMENTS", "stages_table", "watermark_glyph_table", "RUN_COLUMNS", "protocol_of", "image_runs_table", "image_learned_table", "LEARNED_ACC", "TEXT_LEARNED_ACC", "SHARE_METRIC", "attention_table", "attention_epochs_table",
+__all__ = ["FIG5_EXPERIMENTS", "stages_table", "learned_summary", "watermark_glyph_table", "RUN_COLUMNS", "protocol_of", "image_runs_table", "image_learned_table", "LEARNED_ACC", "TEXT_LEARNED_ACC", "SHARE_METRIC", "attention_table", "attention_epochs_table",
            "rationale_table", "rationale_flags", "experiment_group", "visibility_level", "learned_share", "saliency_per_run",
            "saliency_table"]
