@@ -130,10 +130,59 @@ def test_image_figures_name_the_paper_figure_and_learned_runs():
     plt.close(fig)
 
 
+def test_fig5_puts_the_papers_learned_share_beside_ours_and_says_it_prints_no_attr():
+    """Fig. 5: the paper's 70 % of 100 runs (Sec. 5.1) beside our learned runs; its one Attr% number (SHAP's
+    average, Sec. 5.1) is lost from our copy of the text, and the legend says that none is drawn."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    assert ip.fig5_paper_share() == (pytest.approx(0.70), 100)
+    fig = ip.fig5_attr_vs_er(_images()[1])
+    assert "1 of 2 runs learned the manipulation (test accuracy > 95%) (paper: 70% of its 100 runs)" in \
+        fig._suptitle.get_text()
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "paper: 70% of 100 runs learned\n(Sec. 5.1)" in legend and ip.FIG5_NO_PAPER_ATTR in legend
+    assert ip.FIG5_NO_PAPER_ATTR.startswith("paper: no Attr% number")
+    plt.close(fig)
+
+
+def test_manipulation_grid_has_a_colour_scale_for_the_effective_regions():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(0)
+    fig = ip.manipulation_grid([rng.integers(0, 256, (64, 64, 3), dtype=np.uint8) for _ in range(2)], size=48)
+    [cbar] = [ax._colorbar for ax in fig.axes if hasattr(ax, "_colorbar")]
+    assert cbar.ax.get_xlabel() == ip.ER_COLOUR_LABEL and (cbar.vmin, cbar.vmax) == (0, 1)
+    plt.close(fig)
+
+
 def test_shapley_band_known_values():
     lo = ip.shapley_band(np.array([0.5, 1.0]), 1.0)
     assert lo[0] == pytest.approx(1.0)  # random labels: only the manipulation can explain the accuracy
     assert lo[1] == pytest.approx(0.5)  # r = 1: the original features explain it as well as the manipulation
+
+
+def test_attention_attr_bars_draw_the_papers_8_6_and_7_9_percent():
+    """Sec. 6.1: attention Attr% on the article dataset's articles is 8.6 %, articles are 7.9 % of all words;
+    both are drawn in red beside our bars (the tick on the attention / article bar)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = tp.attr_bars(at.attention_table(_att()))
+    ax = fig.axes[0]
+    [tick] = [c for c in ax.collections if c.get_label().startswith("paper")]
+    assert tick.get_label() == "paper (Sec. 6.1): attention on the article dataset, 8.6%"
+    assert tick.get_offsets()[0].tolist() == pytest.approx([0 - 0.4 + 0.2, 0.086])  # attention, first of 2 datasets
+    [share] = [ln for ln in ax.lines if ln.get_label().startswith("paper")]
+    assert share.get_label() == "paper (Sec. 6.1): articles are 7.9% of all words"
+    assert list(share.get_ydata()) == pytest.approx([0.079, 0.079])
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert tick.get_label() in legend and share.get_label() in legend
+    plt.close(fig)
 
 
 def test_text_figures_have_readable_titles():
@@ -144,6 +193,11 @@ def test_text_figures_have_readable_titles():
     t = at.attention_table(_att())
     fig = tp.attr_bars(t)
     assert "Fig. 1 (left)" in fig.axes[0].get_title() and "2 attention runs" in fig.axes[0].get_title()
+    plt.close(fig)
+    fig = tp.attr_bars(t.assign(paper=np.nan))  # no bar the paper prints a number for: only its 7.9 % share
+    assert not [c for c in fig.axes[0].collections if c.get_label().startswith("paper")]
+    assert [ln.get_label() for ln in fig.axes[0].lines if ln.get_label().startswith("paper")] == [
+        "paper (Sec. 6.1): articles are 7.9% of all words"]
     plt.close(fig)
     fig = tp.attention_training_curves(at.attention_epochs_table(_att()), 0.1)
     assert fig.axes[0].get_xlabel() == "validation accuracy after the epoch"

@@ -212,6 +212,39 @@ def test_step_plot_shows_outliers_and_means_on_a_symlog_axis():
     plt.close(fig)
 
 
+def test_step_plot_draws_table1_inc_beside_ours_and_says_where_the_paper_has_none():
+    """Figure 3 (b): the paper's Table 1 inc@n (IMDb) in red at step n on each editor's box, beside our inc@n
+    (the pooled mean of steps 1..n); the caption says the other panels have no paper number drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xaibench.evaluation.cf_feedback import runner as R
+
+    incs = {1: [0.0, 2.0], 2: [4.0, 0.0], 3: [1.0, 1.0]}  # per step, the two texts' inc
+    rows = [{"dataset": "imdb", "editor": e, "text_id": t, "step": s, "minimality": 1.0, "inc": incs[s][t],
+             "p_target": 0.5} for e in R.EDITOR_ORDER for t in (0, 1) for s in (1, 2, 3)]
+    fig = R.plot_steps(pd.DataFrame(rows), "imdb", [("minimality", "(a) minimality"), ("inc", "(b) inc"),
+                                                    ("p_target", "(c) p(target)")], "Figure 3")
+    ax = fig.axes[1]
+    by_label = {c.get_label(): c.get_offsets() for c in ax.collections}
+    paper = by_label["paper (Table 1): inc@n, mean of steps 1..n"]
+    ours = by_label["ours: inc@n, mean of steps 1..n"]
+    # src/xaibench/resources/cf_feedback.csv, Table 1, IMDb, inc@1..3: MiCE, Polyjuice, TextFooler
+    printed = [0.86, 5.95, 4.65, 6.21, 4.65, 3.98, 0.01, 0.33, 0.36]
+    assert paper[:, 1].tolist() == pytest.approx(printed)
+    xs = [step - 0.4 + 0.8 / 3 * (j + 0.5) for j in range(3) for step in range(3)]
+    assert paper[:, 0].tolist() == pytest.approx(xs) and ours[:, 0].tolist() == pytest.approx(xs)
+    assert ours[:, 1].tolist() == pytest.approx([1.0, 1.5, 8 / 6] * 3)  # pooled means of steps 1..n
+    legend = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+    assert legend[:3] == list(R.EDITOR_ORDER) and "paper (Table 1): inc@n, mean of steps 1..n" in legend
+    caption = " ".join(t.get_text() for t in fig.texts)
+    assert "(a) minimality: paper: no number printed" in caption
+    assert "(b) inc: red = paper (Table 1)" in caption and "(c) p(target): paper: no number printed" in caption
+    plt.close(fig)
+
+
 def test_notebook_22_defaults_are_the_full_sample_the_bench_times():
     """`make all` runs notebook 22 with its defaults; bench_editors times the same sample."""
     import json

@@ -310,10 +310,14 @@ def test_viz_normalise_html_and_png(tmp_path):
     assert viz.normalise([0.0, 0.0]).tolist() == [0.0, 0.0]
     a = _attr("x", ["<b>", "ok"], [1.0, -0.5])
     h = viz.html_heatmap({"LIME": a})
-    assert "&lt;b&gt;" in h and "<b>" not in h.replace("<b>LIME", "")
-    assert "rgba(214, 39, 40, 0.850)" in h and "rgba(31, 119, 180, 0.425)" in h
+    table, key = h.split("<div class='xaibench-colour-key'")  # the tokens, then the colour scale under them
+    assert "&lt;b&gt;" in table and "<b>" not in table.replace("<b>LIME", "")
+    assert "rgba(214, 39, 40, 0.850)" in table and "rgba(31, 119, 180, 0.425)" in table
+    assert "colour scale" in key and ">-1</span>" in key and ">+1</span>" in key and "largest |score|" in key
     ax = viz.png_heatmap({"m1": a, "m2": _attr("x", ["<b>", "ok"], [0.0, 1.0])})
     assert [t.get_text() for t in ax.get_yticklabels()] == ["m1", "m2"]
+    [cbar] = [c._colorbar for c in ax.figure.axes if hasattr(c, "_colorbar")]
+    assert cbar.ax.get_ylabel() == viz.COLOUR_LABEL and (cbar.vmin, cbar.vmax) == (-1, 1)
     with pytest.raises(ValueError, match="different tokens"):
         viz.png_heatmap({"m1": a, "m2": _attr("x", ["a", "b", "c"], [0, 0, 1])})
 
@@ -408,6 +412,7 @@ def test_heatmap_figures_of_notebook_11():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xaibench import viz
     from xaibench.evaluation.human_grounded import plots
 
     toks = ["good", "sound", "cheap"]
@@ -415,11 +420,15 @@ def test_heatmap_figures_of_notebook_11():
     fig = plots.cnn_heatmap_figure([({"LIME (W)": a, "LRP (W)": b}, "amazon · 1"), ({"LIME (W)": b}, "amazon · 2")],
                                    "amazon")
     assert "1D CNN (amazon)" in fig._suptitle.get_text() and len(fig.axes) >= 2
+    [cbar] = [c._colorbar for c in fig.axes if hasattr(c, "_colorbar")]  # one colour scale for every panel
+    assert cbar.ax.get_ylabel() == viz.COLOUR_LABEL and (cbar.vmin, cbar.vmax) == (-1, 1)
+    assert "against" in viz.COLOUR_LABEL and "for the explained class" in viz.COLOUR_LABEL
     plt.close(fig)
     attrs = {m: [_attr("r1", toks, [0.2, 0.0, -0.1]), _attr("r2", toks, [0.0, 0.3, 0.1])]
              for m in hg.CEBAB_METHODS}
     fig = plots.cebab_heatmap_figure(attrs, "lstm")
     assert "CEBaB 5-way lstm" in fig._suptitle.get_text()
+    assert [c._colorbar.ax.get_ylabel() for c in fig.axes if hasattr(c, "_colorbar")] == [viz.COLOUR_LABEL]
     titles = [ax.get_title(loc="left") for ax in fig.axes]
     assert "review 1, predicted 2 stars" in titles  # target 1 -> 2 stars
     plt.close(fig)

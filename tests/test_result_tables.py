@@ -130,6 +130,41 @@ def test_metric_grid_and_per_aspect_figures_draw(tmp_path):
     assert set(g2.axes_dict) == {"cosine", "l2", "normdiff"}
 
 
+def test_per_aspect_figure_draws_the_papers_table10_beside_ours():
+    """Figure 2: the paper prints no per-aspect number, so its Table 10 value (BERT, 5-way, pooled over the
+    aspects) stands as red ticks in the extra all-aspects group, beside our Table 10 bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xaibench.evaluation.cebab import plots as cebab_plots
+
+    t10 = runner.icace_error_table(_per_pair())
+    per_aspect = cebab_plots.per_aspect_table(_per_pair().assign(aspect="food"))
+    g = cebab_plots.plot_per_aspect(per_aspect, "minilm", "5-way", runner.EXPLAINERS, t10=t10)
+    # Table 10a, BERT (src/xaibench/resources/cebab.csv): random, approx
+    printed = {"l2": [0.94, 0.81], "cosine": [1.00, 0.61], "normdiff": [0.67, 0.44]}
+    for metric, ax in g.axes_dict.items():
+        [paper] = [c for c in ax.collections if c.get_label() == "paper"]
+        xy = paper.get_offsets()
+        assert xy[:, 1].tolist() == pytest.approx(printed[metric])
+        assert xy[:, 0].tolist() == pytest.approx([1 - 0.4 + 0.2, 1 - 0.4 + 0.6])  # the all-aspects group
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["food", cebab_plots.ALL_ASPECTS]
+        ours = t10[(t10.metric == metric)].set_index("explainer")["ours"]
+        heights = sorted(round(b.get_height(), 6) for b in ax.patches if abs(b.get_x() + b.get_width() / 2 - 1) < 0.4)
+        assert heights == sorted(round(ours[e], 6) for e in ("random", "approx"))
+    legend = [t.get_text() for leg in g.figure.legends for t in leg.get_texts()]
+    assert any("paper: Table 10 (bert-base-uncased)" in t and "no per-aspect number printed" in t for t in legend)
+    plt.close(g.figure)
+    # a model the paper has no row for: nothing drawn, and the legend says so
+    g = cebab_plots.plot_per_aspect(per_aspect.assign(model="mystery"), "mystery", "5-way", runner.EXPLAINERS)
+    ax = g.axes_dict["l2"]
+    assert not [c for c in ax.collections if c.get_label() == "paper"]
+    assert any(t.get_text().startswith("paper: no number printed") for leg in g.figure.legends for t in leg.get_texts())
+    plt.close(g.figure)
+
+
 def test_result_store_keys_on_the_convention(tmp_path, monkeypatch):
     """Results of an older convention (data/results/cebab/<model>/...) are never read back."""
     monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))

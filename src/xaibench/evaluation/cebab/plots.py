@@ -2,9 +2,10 @@
 
 The paper's Figure 2 shows, for the 5-way BERT model, ICaCE-Error averaged per aspect for the three
 distances; Figures 10, 11 and 12 show every (model, task) setting for cosine, NormDiff and L2.  Bars
-are our mean over seeds with the seed std as error bars, red ticks the paper's Table 10 value (the
-paper prints no per-aspect numbers, so Figure 2 has none), and a star marks the best (lowest) method
-of each panel -- all three distances are lower-is-better.
+are our mean over seeds with the seed std as error bars, red ticks the paper's Table 10 value, and a
+star marks the best (lowest) method of each panel -- all three distances are lower-is-better.  The
+paper prints no per-aspect numbers, so Figure 2's red ticks stand in an extra "all aspects" group: the
+paper's Table 10 value (pooled over the aspects) beside our Table 10 value.
 """
 from __future__ import annotations
 
@@ -13,17 +14,20 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ...data.cebab import PAPER_MODEL
 from ...plotting import grouped_bars
-from ...tables import aggregate_seeds
+from ...tables import aggregate_seeds, paper_values
 from ..agreement import best_position
 from . import metrics as cb
-from .runner import seeds_label
+from .runner import TASK_TABLE, seeds_label
 
 #: metric -> (figure file name without .png, the paper's figure)
 FIGURE_OF_METRIC = {"cosine": ("cebab_fig10_icace_cosine", "Figure 10"),
                     "normdiff": ("cebab_fig11_icace_normdiff", "Figure 11"),
                     "l2": ("cebab_fig12_icace_l2", "Figure 12")}
 TASK_ORDER = ("binary", "ternary", "5-way")
+#: Figure 2's extra x group: every aspect's pairs pooled (Table 10), where the paper's number stands
+ALL_ASPECTS = "all aspects\n(Table 10)"
 
 
 def per_aspect_table(per_pair: pd.DataFrame) -> pd.DataFrame:
@@ -57,24 +61,46 @@ def _order(explainers: Sequence[str], present: set[str]) -> list[str]:
     return [e for e in explainers if e in present]
 
 
-def plot_per_aspect(table: pd.DataFrame, model: str, task: str = "5-way", explainers: Sequence[str] = ()):
+def figure2_paper_values(model: str, task: str = "5-way") -> pd.DataFrame:
+    """The paper's printed numbers for Figure 2's setting: its Table 10 rows (``explainer, metric, paper``)
+    for the paper model our ``model`` is compared with (:data:`PAPER_MODEL`) and ``task``, pooled over the
+    aspects -- the paper prints none per aspect.  Empty when the paper has no such row."""
+    cols = ["explainer", "metric", "paper"]
+    paper_model, table = PAPER_MODEL.get(model), TASK_TABLE.get(task)
+    if paper_model is None or table is None:
+        return pd.DataFrame(columns=cols)
+    pv = paper_values("cebab", paper_table=table, model=paper_model, task=task)
+    return pv.rename(columns={"method": "explainer", "value": "paper"})[cols].astype({"paper": float})
+
+
+def plot_per_aspect(table: pd.DataFrame, model: str, task: str = "5-way", explainers: Sequence[str] = (),
+                    t10: pd.DataFrame | None = None):
     """Figure 2: grouped bars (x = aspect, colour = explainer), one panel per distance; the best
-    explainer per (aspect, distance) is starred.  Returns the seaborn FacetGrid (``None`` if empty)."""
+    explainer per (aspect, distance) is starred.  The paper prints no per-aspect numbers, so an extra
+    group :data:`ALL_ASPECTS` holds our Table 10 value (``t10``: :func:`.runner.icace_error_table`; no
+    bars without it) and, as red ticks, the paper's Table 10 value for the compared model
+    (:func:`figure2_paper_values`).  Returns the seaborn FacetGrid (``None`` if empty)."""
+    import matplotlib.pyplot as plt
     import seaborn as sns
 
     sub = table[(table["model"] == model) & (table["task"] == task)]
     if sub.empty:
         return None
     hue_order = _order(explainers or sorted(set(sub["explainer"])), set(sub["explainer"]))
-    aspects = sorted(set(sub["aspect"]))
-    g = sns.catplot(data=sub, x="aspect", y="ours", hue="explainer", col="metric", kind="bar",
+    aspects = sorted(set(sub["aspect"])) + [ALL_ASPECTS]
+    pooled = pd.DataFrame() if t10 is None else t10[(t10["model"] == model) & (t10["task"] == task)]
+    plot = sub if pooled.empty else pd.concat(
+        [sub, pooled[["model", "task", "explainer", "metric", "ours", "ours_std"]].assign(aspect=ALL_ASPECTS)],
+        ignore_index=True)
+    paper = figure2_paper_values(model, task).set_index(["metric", "explainer"])["paper"]
+    g = sns.catplot(data=plot, x="aspect", y="ours", hue="explainer", col="metric", kind="bar",
                     order=aspects, hue_order=hue_order, col_order=[m for m in ("cosine", "l2", "normdiff")
                                                                    if m in set(sub["metric"])],
-                    height=3.0, aspect=1.25, sharey=False, palette="deep", errorbar=None)
+                    height=3.0, aspect=1.4, sharey=False, palette="deep", errorbar=None)
     n = len(hue_order)
     width = 0.8 / n
     for metric, ax in g.axes_dict.items():
-        d = sub[sub["metric"] == metric].set_index(["aspect", "explainer"])
+        d = plot[plot["metric"] == metric].set_index(["aspect", "explainer"])
         for i, aspect in enumerate(aspects):
             xs = [i - 0.4 + width * (j + 0.5) for j in range(n)]
             vals = [d["ours"].get((aspect, e), np.nan) for e in hue_order]
@@ -83,11 +109,27 @@ def plot_per_aspect(table: pd.DataFrame, model: str, task: str = "5-way", explai
             b = best_index(vals, cb.METRICS[metric].lower_is_better)
             if b is not None:
                 ax.text(xs[b], vals[b] + np.nan_to_num(errs[b]) + 0.02, "★", ha="center", fontsize=11)
+        drawn = [(len(aspects) - 1 - 0.4 + width * (j + 0.5), paper.get((metric, e), np.nan))
+                 for j, e in enumerate(hue_order)]
+        drawn = [(x, y) for x, y in drawn if np.isfinite(y)]
+        if drawn:
+            ax.scatter(*zip(*drawn), marker="_", s=max(40.0, 320.0 / n), linewidths=2, c="crimson", zorder=3,
+                       label="paper")
+        ax.axvline(len(aspects) - 1.5, c="0.6", lw=0.8, ls="--")
         ax.set_title(metric)
         ax.set_xlabel("")
     g.set_axis_labels("", "ICaCE-Error")
+    paper_model = PAPER_MODEL.get(model, "?")
+    if paper.notna().any():
+        note = f"paper: Table 10 ({paper_model}), pooled over the aspects; no per-aspect number printed"
+    else:
+        note = f"paper: no number printed for {model}, {task} (none per aspect; no Table 10 row)"
+    handle = plt.Line2D([], [], marker="_", ls="none", c="crimson", markersize=12, mew=2)
+    g.figure.legend([handle], [note], loc="upper center", bbox_to_anchor=(0.45, 0.0), frameon=False, fontsize=9)
+    ours_all = "bars: our Table 10" if len(pooled) else "our Table 10 not drawn here (see Figures 10-12)"
     g.figure.suptitle(f"CEBaB (Abraham et al. 2022) Figure 2: ICaCE-Error per aspect, {model}, {task} task, "
-                      f"{_seeds(sub['n_seeds'])} (mean ± population std; ★ best)", y=1.03)
+                      f"{_seeds(sub['n_seeds'])} (mean ± population std; ★ best)\nright of the dashed line: all "
+                      f"aspects pooled ({ours_all}; red: the paper's Table 10)", y=1.12)
     return g
 
 

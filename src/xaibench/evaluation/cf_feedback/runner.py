@@ -692,23 +692,79 @@ def _texts_per_editor(frame: pd.DataFrame) -> int:
 
 #: per-step columns drawn on a symmetric-log axis (zeros and a few very large values: Polyjuice's step-1 inc)
 SYMLOG_COLUMNS = ("minimality", "inc")
+#: per-step columns whose quantity the paper prints: column -> (paper table, metric of cf_feedback.csv).  Table 1's
+#: inc@n is the mean of the per-step inc over steps 1..n, drawn at step n beside ours (:func:`inc_at_n_per_step`)
+PAPER_STEP_VALUES = {"inc": ("Table 1", "inc")}
+#: what the caption says of the other per-step columns (default: :data:`NO_PAPER_NUMBER`)
+NO_PAPER_NUMBER = "paper: no number printed"
+PAPER_STEP_NOTES = {
+    "p_target": "paper: no number printed (its flip rates, Table 2, are another quantity)",
+    "nll_base": "paper: Table 3's ppl-base is a per-character perplexity, not comparable: not drawn",
+    "nll_fine": "paper: Table 3's fine-PPL is a per-character perplexity, not comparable: not drawn",
+}
+
+
+def inc_at_n_per_step(data: pd.DataFrame, n: int) -> float:
+    """Table 1's inc@n from a :func:`per_step_frame` slice of one editor: the mean of every per-(text, step)
+    inc of steps 1..n, pooled (as :func:`.metrics.inc_at_n`); NaN without any."""
+    v = data.loc[data["step"] <= n, "inc"].dropna()
+    return float(v.mean()) if len(v) else float("nan")
+
+
+def _draw_paper_inc(ax, data: pd.DataFrame, dataset: str, steps: list, editors: list[str]) -> list:
+    """Table 1's inc@n (red) and ours (black x) at step n, on each editor's box; the legend handles drawn."""
+    table, metric = PAPER_STEP_VALUES["inc"]
+    pv = paper_values("cf_feedback", paper_table=table, dataset=dataset, metric=metric)
+    width = 0.8 / max(len(editors), 1)
+    paper_xy, ours_xy = [], []
+    for j, e in enumerate(editors):
+        for r in pv[pv["editor"] == e].itertuples():
+            n = int(float(r.step))
+            if n not in steps:
+                continue
+            x = steps.index(n) - 0.4 + width * (j + 0.5)
+            paper_xy.append((x, float(r.value)))
+            ours_xy.append((x, inc_at_n_per_step(data[data["editor"] == e], n)))
+    if not paper_xy:
+        return []
+    px, py = zip(*paper_xy)
+    ox, oy = zip(*ours_xy)
+    paper = ax.scatter(px, py, marker="_", s=140, linewidths=2.2, c="crimson", zorder=5,
+                       label=f"paper ({table}): inc@n, mean of steps 1..n")
+    ours = ax.scatter(ox, oy, marker="x", s=22, linewidths=1.2, c="black", zorder=6,
+                      label="ours: inc@n, mean of steps 1..n")
+    return [paper, ours]
 
 
 def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, str]], title: str):
     """Box plots per feedback step and editor with every outlier drawn and the mean marked (white diamond);
-    ``minimality`` and ``inc`` on a symmetric-log axis, so rare large values (which carry the mean) stay visible."""
+    ``minimality`` and ``inc`` on a symmetric-log axis, so rare large values (which carry the mean) stay visible.
+    The paper's printed numbers of a panel (:data:`PAPER_STEP_VALUES`: Table 1's inc@n) are drawn in red beside
+    ours; the caption under the panels says, per panel, which paper number is drawn or that none is
+    (:data:`PAPER_STEP_NOTES`)."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
     sub = frame[frame["dataset"] == dataset]
     n = _texts_per_editor(sub)
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.6), squeeze=False)
+    extra, notes = [], []
     for ax, (col, label) in zip(axes[0], metrics):
         data = sub.dropna(subset=[col])
-        sns.boxplot(data=data, x="step", y=col, hue="editor", hue_order=editor_order(data["editor"]), ax=ax,
+        steps = sorted(data["step"].unique().tolist())
+        editors = editor_order(data["editor"])
+        sns.boxplot(data=data, x="step", y=col, hue="editor", order=steps, hue_order=editors, ax=ax,
                     showfliers=True, fliersize=1.5, linewidth=0.8, showmeans=True,
                     meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black",
                                "markersize": 3.5})
+        if col in PAPER_STEP_VALUES:
+            drawn = _draw_paper_inc(ax, data, dataset, steps, editors)
+            extra += drawn
+            table = PAPER_STEP_VALUES[col][0]
+            notes.append(f"{label}: red = paper ({table}), x = ours" if drawn
+                         else f"{label}: paper: no number printed for {dataset}")
+        else:
+            notes.append(f"{label}: {PAPER_STEP_NOTES.get(col, NO_PAPER_NUMBER)}")
         if col in SYMLOG_COLUMNS:
             ax.set_yscale("symlog", linthresh=1.0)
             if len(data) and data[col].min() >= 0:  # counts and distances: no empty negative half
@@ -718,12 +774,17 @@ def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, s
         ax.set_title(f"{label} ({k} text{'s' if k != 1 else ''})" if k < n else label)
         ax.set_xlabel("feedback step")
         ax.set_ylabel("")
-        if ax is not axes[0][-1]:
-            ax.get_legend().remove() if ax.get_legend() else None
-        else:
-            ax.legend(title="editor", bbox_to_anchor=(1.02, 1), loc="upper left")
+        if ax is not axes[0][-1] and ax.get_legend():
+            ax.get_legend().remove()
+    last = axes[0][-1]
+    leg = last.get_legend()
+    handles = (list(leg.legend_handles) if leg else []) + extra
+    labels = ([t.get_text() for t in leg.get_texts()] if leg else []) + [h.get_label() for h in extra]
+    if handles:
+        last.legend(handles, labels, title="editor", bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=8)
     fig.suptitle(f"{title} ({n} texts per editor)" if n else title)
     fig.tight_layout()
+    fig.text(0.01, 0.0, "; ".join(notes), ha="left", va="top", fontsize=8, wrap=True)
     return fig
 
 
