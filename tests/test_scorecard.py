@@ -248,3 +248,55 @@ def test_collect_prints_each_skipped_protocol_with_its_reason(monkeypatch, resul
     assert "| p_empty    | no rows: p_empty: no quick-profile model" in out and "| p_concepts | none of" in out
     rows.attrs["skipped"] = []
     assert sc.skipped_summary(rows, ["a", "b"]) == "scorecard: all 2 protocols gave rows"
+
+
+# ------------------------------------------------------------------ the scorecard's inputs
+def test_input_fingerprints_and_stale_inputs(tmp_path):
+    """Fingerprints are the SHA-256 of each paper table's bytes; a table rewritten after the scorecard (or one that
+    appears later) is reported stale, an unchanged one is not."""
+    import hashlib
+
+    from xaibench.evaluation import scorecard as sc
+    from xaibench.evaluation.protocol import load_builtins
+
+    load_builtins()
+    data = b"metric,ours\nx,1\ny,2\n"
+    (tmp_path / "human_grounded_tasks_seeds.csv").write_bytes(data)
+    rec = sc.input_fingerprints(["human_grounded", "cf_feedback"], tables_dir=tmp_path)
+    hg = rec[rec.protocol == "human_grounded"].iloc[0]
+    assert hg.table == "human_grounded_tasks_seeds" and hg.sha256 == hashlib.sha256(data).hexdigest() and hg.rows == 2
+    assert set(rec[rec.protocol == "cf_feedback"].sha256) == {""}  # not written yet
+    assert sc.stale_inputs(rec, tables_dir=tmp_path) == []
+    (tmp_path / "human_grounded_tasks_seeds.csv").write_bytes(data + b"z,3\n")
+    (tmp_path / "cf_feedback_flip_rate.csv").write_bytes(data)
+    assert sc.stale_inputs(rec, tables_dir=tmp_path) == ["human_grounded_tasks_seeds (protocol human_grounded)",
+                                                         "cf_feedback_flip_rate (protocol cf_feedback)"]
+
+
+def test_every_paper_protocol_names_committed_tables():
+    """Each protocol that reads a paper notebook's results names tables that notebook commits (ERASER's rows are the
+    scorecard's own, so it names none)."""
+    from xaibench import paths
+    from xaibench.evaluation.protocol import load_builtins
+
+    for name, p in load_builtins().items():
+        if name == "eraser":
+            assert p.paper_tables == ()
+            continue
+        assert p.paper_tables, name
+        missing = [t for t in p.paper_tables if not (paths.tables_dir() / f"{t}.csv").exists()]
+        assert not missing, f"{name}: {missing}"
+
+
+def test_committed_scorecard_read_the_committed_paper_tables():
+    """The committed scorecard (report 30) was regenerated after every paper report whose tables it reads: each
+    fingerprint it recorded is the committed table's."""
+    import pandas as pd
+
+    from xaibench import paths
+    from xaibench.evaluation import scorecard as sc
+
+    path = paths.tables_dir() / "scorecard_inputs.csv"
+    if not path.exists():
+        pytest.skip("the committed scorecard predates its input fingerprints (regenerate report 30)")
+    assert sc.stale_inputs(pd.read_csv(path, keep_default_na=False)) == []

@@ -99,6 +99,9 @@ class Protocol:
     datasets: tuple[str, ...] = ()
     metrics: dict[str, Metric] = {}
     paper_explainers: tuple[str, ...] = ()
+    #: the committed tables (``figures/tables/<name>.csv``) its paper's notebook writes from the results
+    #: :meth:`stored` reads: the scorecard records their fingerprints, so a paper report regenerated after it shows
+    paper_tables: tuple[str, ...] = ()
     #: the profiles it can score
     profiles: tuple[str, ...] = ("full", "quick")
 

@@ -27,6 +27,7 @@ the interval resamples each protocol's units with replacement (``n_boot`` times)
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -106,6 +107,44 @@ def skipped_summary(rows: pd.DataFrame, protocols: Sequence[str]) -> str:
         return f"scorecard: all {len(protocols)} protocols gave rows"
     return (f"scorecard: {len(protocols) - len(skipped)} of {len(protocols)} protocols gave rows; skipped:\n"
             + markdown_table(skipped))
+
+
+def input_fingerprints(protocols: Sequence[str], tables_dir: Any = None) -> pd.DataFrame:
+    """One row per (protocol, table) of the committed tables each of ``protocols`` names in ``paper_tables`` (the
+    tables its paper's notebook writes from the results the scorecard reads): ``sha256`` of the CSV's bytes (empty
+    when the table does not exist) and its ``rows``.  Notebook 30 saves it as ``scorecard_inputs.csv``; a paper
+    report regenerated after the scorecard changes a fingerprint, which :func:`stale_inputs` reports."""
+    import hashlib
+
+    from .. import paths, registry
+
+    folder = Path(tables_dir) if tables_dir is not None else paths.tables_dir()
+    rows = []
+    for name in protocols:
+        for table in registry.protocols()[name].paper_tables:
+            path = folder / f"{table}.csv"
+            data = path.read_bytes() if path.exists() else b""
+            rows.append({"protocol": name, "table": table,
+                         "sha256": hashlib.sha256(data).hexdigest() if data else "",
+                         "rows": max(data.count(b"\n") - 1, 0) if data else 0})
+    return pd.DataFrame(rows, columns=["protocol", "table", "sha256", "rows"])
+
+
+def stale_inputs(recorded: pd.DataFrame, tables_dir: Any = None) -> list[str]:
+    """The tables of ``recorded`` (:func:`input_fingerprints` as the scorecard saved it) whose committed CSV no longer
+    has the recorded fingerprint: each as ``"<table> (protocol <name>)"``; empty when the scorecard is current."""
+    import hashlib
+
+    from .. import paths
+
+    folder = Path(tables_dir) if tables_dir is not None else paths.tables_dir()
+    out = []
+    for r in recorded.itertuples():
+        path = folder / f"{r.table}.csv"
+        now = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+        if now != (r.sha256 if isinstance(r.sha256, str) else ""):
+            out.append(f"{r.table} (protocol {r.protocol})")
+    return out
 
 
 #: result-format version of the scorecard's stored computed rows

@@ -66,6 +66,7 @@ class ImageAttributionGtProtocol(Protocol):
     models = ("small_resnet",)
     datasets = ("cub_groups",)
     metrics = {"attr_pct": METRIC}
+    paper_tables = ("attribution_gt_saliency",)
 
     @property
     def paper_explainers(self) -> tuple[str, ...]:

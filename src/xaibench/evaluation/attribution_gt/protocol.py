@@ -28,6 +28,7 @@ class AttributionGtProtocol(Protocol):
     models = ("attention_bilstm",)
     datasets = ("beer_article",)
     metrics = {"attr_pct": METRIC}
+    paper_tables = ("attribution_gt_attention",)
 
     @property
     def paper_explainers(self) -> tuple[str, ...]:

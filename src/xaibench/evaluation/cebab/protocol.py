@@ -30,6 +30,7 @@ class CebabProtocol(Protocol):
     datasets = ("cebab",)
     metrics = dict(cb.METRICS)
     paper_explainers = runner.EXPLAINERS
+    paper_tables = ("cebab_icace_error",)
 
     def _per_seed(self, per_pair: pd.DataFrame) -> pd.DataFrame:
         if per_pair.empty:

@@ -36,6 +36,7 @@ class CfFaithfulnessProtocol(Protocol):
     datasets = ("adult", "rt-polarity")
     metrics = {m: cfm.METRICS[m] for m in SCORED}
     paper_explainers = runner.PAPER_ORDER
+    paper_tables = ("cf_faithfulness_scores_seeds",)
 
     def _tidy_results(self, df: pd.DataFrame) -> pd.DataFrame:
         """K = 1 rows of the scored metrics under the default feature selection (``supporting``, the one the

@@ -62,6 +62,7 @@ class CfFeedbackProtocol(Protocol):
     datasets = ("imdb", "newsgroups")
     metrics = METRICS
     paper_explainers = runner.EDITOR_ORDER
+    paper_tables = ("cf_feedback_inconsistency", "cf_feedback_flip_rate")
 
     def _rows(self, chains: pd.DataFrame, dataset: str, editor: str, seed: int, n_steps: int) -> list[dict]:
         return [{"metric": m, "explainer": editor, "model": SETTINGS["full"]["predictor"], "dataset": dataset,

@@ -36,6 +36,7 @@ class HumanGroundedProtocol(Protocol):
     datasets = ("amazon", "arxiv")
     metrics = METRICS
     paper_explainers = tuple(PAPER_METHODS.values())
+    paper_tables = ("human_grounded_tasks_seeds",)
 
     def _rows(self, scores: pd.DataFrame, seed: int) -> pd.DataFrame:
         s = scores[(scores["subset"] == "all") & (scores.get("metric", "avg_score") == "avg_score")]
