@@ -61,6 +61,7 @@ FORMS = {
     '"occlusion random_words lime" --protocols eraser': "test:test_the_one_command_of_section_1_scores_the_example",
     f"make human PROFILE=quick XAIBENCH_PLUGINS={PLUGIN} EXPLAINERS=occlusion": "quick",
     "make cf-feedback EXPLAINERS=my_editor": "dry",  # with a plug-in that registers my_editor
+    'make cf-feedback EXPLAINERS="polyjuice_hf mice_t5"': "dry",  # the checks only: the models are the user's
     "python -m xaibench.evaluation.scorecard --recompute": "cli",
     "PYTHONPATH=$PWD/src HF_HUB_OFFLINE=1 .venv/bin/python example.py": "test:test_the_script_of_sections_4_to_6_runs",
     "make bench": "dry",

@@ -73,6 +73,7 @@ class ExplainerSpec:
     source: str = "project"      # "project", "user" or "entry point <distribution>"
     description: str = ""
     models: tuple[str, ...] = ()  # model kinds it can explain (empty: any model of its family's protocols)
+    opt_in: bool = False         # run only when named, never by "all" (e.g. it needs a model the user supplies)
 
     def make(self, **kwargs: Any) -> Any:
         return self.factory(**kwargs)
@@ -93,7 +94,7 @@ def _check_choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
 
 
 def _register(name: str, factory: Callable[..., Any], output: str | None, family: str | None, paper: bool,
-              source: str, description: str, replace: bool, models: Any = ()) -> ExplainerSpec:
+              source: str, description: str, replace: bool, models: Any = (), opt_in: bool = False) -> ExplainerSpec:
     if not isinstance(name, str) or not name or any(c.isspace() for c in name):
         raise ValueError(f"name={name!r}: an explainer needs a non-empty name without spaces")
     if not callable(factory):
@@ -112,14 +113,14 @@ def _register(name: str, factory: Callable[..., Any], output: str | None, family
     if isinstance(models, str) or not all(isinstance(m, str) for m in models):
         raise ValueError(f"models={models!r}: pass a tuple of model kinds, e.g. ('cnn',), or () for any model")
     spec = ExplainerSpec(name, factory, output, family, bool(paper), source,
-                         description or (factory.__doc__ or "").strip().split("\n")[0], tuple(models))
+                         description or (factory.__doc__ or "").strip().split("\n")[0], tuple(models), bool(opt_in))
     _EXPLAINERS[key] = spec
     return spec
 
 
 def register_explainer(name: Any = None, factory: Callable[..., Any] | None = None, *, output: str | None = None,
                        family: str | None = None, paper: bool = False, source: str = "user", description: str = "",
-                       models: Any = (), replace: bool = False) -> Any:
+                       models: Any = (), replace: bool = False, opt_in: bool = False) -> Any:
     """Register an explainer; usable as a call or as a class decorator.
 
     * ``register_explainer("all_ones", AllOnes)`` -> the :class:`ExplainerSpec`;
@@ -129,20 +130,22 @@ def register_explainer(name: Any = None, factory: Callable[..., Any] | None = No
     ``output`` defaults to the factory's ``output`` attribute (set by the explainer base classes),
     ``family`` to the output's default family (:data:`DEFAULT_FAMILY`).  Registering another factory
     under a taken name raises unless ``replace=True``.  ``models``: the model kinds it can explain
-    (e.g. ``("cnn",)`` for a method that reads a CNN's filters; empty: any model).
+    (e.g. ``("cnn",)`` for a method that reads a CNN's filters; empty: any model).  ``opt_in=True``: the
+    protocols run it only when it is named, never for ``"all"`` (an editor that needs a model the user supplies).
     """
     if callable(name) and factory is None:  # bare decorator: @register_explainer
         cls = name
-        _register(getattr(cls, "name", cls.__name__), cls, output, family, paper, source, description, replace, models)
+        _register(getattr(cls, "name", cls.__name__), cls, output, family, paper, source, description, replace, models,
+                  opt_in)
         return cls
     if factory is None:
         def decorator(f: Callable[..., Any]) -> Callable[..., Any]:
             _register(name or getattr(f, "name", f.__name__), f, output, family, paper, source, description, replace,
-                      models)
+                      models, opt_in)
             return f
 
         return decorator
-    return _register(name, factory, output, family, paper, source, description, replace, models)
+    return _register(name, factory, output, family, paper, source, description, replace, models, opt_in)
 
 
 def unregister_explainer(name: str, family: str | None = None) -> None:

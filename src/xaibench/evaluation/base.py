@@ -126,13 +126,16 @@ class Protocol:
 
     def explainer_names(self, explainers: Any = None) -> list[str]:
         """The names it scores for ``explainers``: ``None``/``"paper"`` -> the paper's list,
-        ``"all"`` -> every applicable registered explainer (paper's first), or a list of names (each
-        must be registered and applicable; a name the protocol does not apply to is refused)."""
-        known = [s.name for s in self.applicable_specs()]
+        ``"all"`` -> every applicable registered explainer (paper's first) but those registered ``opt_in`` (run
+        only when named), or a list of names (each must be registered and applicable; a name the protocol does not
+        apply to is refused)."""
+        specs = self.applicable_specs()
+        known = [s.name for s in specs]
         if explainers is None or (isinstance(explainers, str) and explainers in ("", "paper")):
             return [n for n in self.paper_explainers if n in known]
         if isinstance(explainers, str) and explainers == "all":
-            return [n for n in self.paper_explainers if n in known] + [n for n in known if n not in self.paper_explainers]
+            return [n for n in self.paper_explainers if n in known] + [
+                s.name for s in specs if s.name not in self.paper_explainers and not s.opt_in]
         names = explainers.split() if isinstance(explainers, str) else list(explainers)
         bad = [n for n in names if n not in known]
         if bad:
@@ -143,9 +146,10 @@ class Protocol:
     def run_list(self, explainers: Any = "") -> list[str]:
         """The explainers a paper notebook runs for its ``explainers`` parameter (Make's ``EXPLAINERS``):
         empty or ``"paper"`` -> the paper's list; ``"all"`` -> every applicable registered explainer
-        (the paper's first); names -> the paper's methods among them (all of the paper's when none is
-        named: its tables keep them), then the named others it can score.  Registered names it cannot
-        score (e.g. a concept explainer for an attribution protocol) are left to their own protocols."""
+        (the paper's first; not those registered ``opt_in``); names -> the paper's methods among them (all of
+        the paper's when none is named: its tables keep them), then the named others it can score.  Registered
+        names it cannot score (e.g. a concept explainer for an attribution protocol) are left to their own
+        protocols."""
         from ..config import check_explainer_list
 
         words = [w for w in check_explainer_list(explainers, "explainers") if w != "paper"]

@@ -5,8 +5,10 @@
   not needed and the package is never imported: the file is located with ``importlib``).
   transformers de-quantises it (``gguf_file=``, needs ``gguf``); the float32 weights are saved once
   under ``data/cache/cf_feedback/smollm2-135m-instruct/`` and loaded from there afterwards.
-* any hub name (``gpt2``, the paper's base LM; ``lvwerra/gpt2-imdb``) or local folder, online or
-  from a local copy.
+* ``gpt2``: the paper's base LM, loaded only from a local copy (``local_files_only=True``): the hub id ``gpt2``
+  in the local Hugging Face cache, or the folder / id named by ``XAIBENCH_GPT2_MODEL``; when it is not there
+  :class:`~xaibench.models.hf_local.ModelNotAvailable` says what was looked for and how to provide it.
+* any other hub name (``lvwerra/gpt2-imdb``) or local folder, online or from a local copy.
 
 ``sequence_nll`` returns each text's mean token negative log-likelihood (perplexity = exp of it).
 Texts longer than ``max_tokens`` (512, GPT-2's evaluation stride in the authors' script) are scored
@@ -26,6 +28,8 @@ import numpy as np
 from .. import paths
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: base LMs loaded from a local copy only: name -> (default hub id, environment variable naming a folder or id)
+LOCAL_LMS = {"gpt2": ("gpt2", "XAIBENCH_GPT2_MODEL")}
 
 
 def _smollm2_dir() -> Path:
@@ -82,12 +86,31 @@ def load_causal_lm(name: str = "smollm2", dtype: str = "float32"):
             return load(cached)
 
         model, tok = io.read_or_rebuild(cached, load, build, what="converted SmolLM2")
+    elif name in LOCAL_LMS:
+        from .hf_local import load_local, model_source
+
+        default, env = LOCAL_LMS[name]
+        model, tok = load_local("causal", model_source(None, env, default), f"the base LM {name!r} (the paper's "
+                                "perplexity LM)", env, default, dtype=getattr(torch, dtype),
+                                extra="(or use the default base_lm='smollm2', which ships offline)")
     else:
         model, tok = load(name)
     model = model.to(torch_device()).eval()
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return model, tok
+
+
+def lm_source(name: str) -> str:
+    """What the base LM ``name`` is and where it is loaded from (for a report; loads nothing)."""
+    if name == "smollm2":
+        return "SmolLM2-135M-Instruct (offline stand-in for GPT-2: GGUF from PyPI, de-quantised)"
+    if name in LOCAL_LMS:
+        from .hf_local import model_source
+
+        default, env = LOCAL_LMS[name]
+        return f"{name} (the paper's LM) from the local copy {model_source(None, env, default)!r}"
+    return f"{name!r} (transformers)"
 
 
 def smollm2_cache_dir() -> Path:

@@ -65,7 +65,8 @@ def chain_config(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_ST
                  predictor: str = "logreg", max_words: int | None = 400, max_train: int | None = None,
                  lm_max_texts: int | None = 20000, infiller: str = "bigram") -> dict:
     """The store key of :func:`run_experiment`'s chains.  An editor other than the paper's three (a registered
-    one) is keyed on its factory's source file too (``editor_code``), so an edited editor runs again."""
+    one) is keyed on its factory's source file too (``editor_code``), so an edited editor runs again, and one that
+    runs an original model on the model it loads (``editor_model``: id or folder, MiCE's weights file)."""
     from ...explainers.counterfactual.mice import INFILLERS, TWO_SIDED_VERSION
 
     config = {"dataset": dataset, "editor": editor, "n_texts": n_texts, "n_steps": n_steps, "seed": seed,
@@ -79,7 +80,21 @@ def chain_config(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_ST
 
         spec = next((s for s in registry.explainer_specs(family="counterfactual") if s.name == editor), None)
         config["editor_code"] = source_digest(spec.factory) if spec is not None else ""
+        if spec is not None:
+            from ...explainers.counterfactual import editor_source
+
+            model = editor_source(editor, dataset)["model"]
+            if model:
+                config["editor_model"] = model
     return config
+
+
+def editor_sources(editors: Sequence[str], datasets: Sequence[str]) -> pd.DataFrame:
+    """Which editor ran as what, per dataset (:func:`xaibench.explainers.counterfactual.editor_source`): an
+    offline stand-in, an original model (and the id or folder it loaded) or a user's registered editor."""
+    from ...explainers.counterfactual import editor_source
+
+    return pd.DataFrame([{"dataset": d, **editor_source(e, d)} for d in datasets for e in editors])
 
 
 def _checked_config(dataset: str, editor: str, n_texts: int, n_steps: int, seed: int, predictor: str,

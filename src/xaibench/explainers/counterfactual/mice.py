@@ -61,12 +61,20 @@ class MiCE(CounterfactualExplainer):
         occl = [join_tokens(words[:i] + words[i + 1:], spaces[:i] + spaces[i + 1:]) for i in range(len(words))]
         return np.abs(p0 - self.model.predict_proba(occl)[:, label])
 
-    def _infill(self, words, spaces, rel, frac, target, rng) -> list[str]:
+    @staticmethod
+    def mask(words: Sequence[str], rel: np.ndarray, frac: float) -> np.ndarray:
+        """The words to infill at mask fraction ``frac`` (boolean, one per word): the ``round(frac * m)`` words (at
+        least one) with the largest relevance ``rel`` among the ``m`` that hold a letter or a digit (ties: the
+        earlier word)."""
         maskable = [i for i, w in enumerate(words) if any(ch.isalnum() for ch in w)]
         k = max(1, int(round(frac * len(maskable))))
         order = sorted(maskable, key=lambda i: -rel[i])[:k]
         masked = np.zeros(len(words), dtype=bool)
         masked[order] = True
+        return masked
+
+    def _infill(self, words, spaces, rel, frac, target, rng) -> list[str]:
+        masked = self.mask(words, rel, frac)
         if hasattr(self.lm, "fill_batch"):  # an MLM infiller: the level's infills in one batch
             return self._infill_mlm(words, spaces, masked, target, rng)
         out = []
@@ -92,17 +100,7 @@ class MiCE(CounterfactualExplainer):
         return out
 
     def _infill_mlm(self, words, spaces, masked, target, rng) -> list[str]:
-        spans = []  # (start, end) of each run of masked tokens
-        i = 0
-        while i < len(words):
-            if masked[i]:
-                j = i
-                while j < len(words) and masked[j]:
-                    j += 1
-                spans.append((i, j))
-                i = j
-            else:
-                i += 1
+        spans = masked_runs(masked)
         lengths = [[max(1, (j - i) + int(rng.integers(-1, 2))) for i, j in spans] for _ in range(self.n_samples)]
         templates = []
         for ls in lengths:
@@ -176,6 +174,21 @@ class MiCE(CounterfactualExplainer):
                 beam = [last[j] for j in np.argsort(-p, kind="stable")[: self.beam]]
             out.append(list(dict.fromkeys(found)) if found else last)
         return out
+
+
+def masked_runs(masked: Sequence[bool]) -> list[tuple[int, int]]:
+    """``(start, end)`` of each run of consecutive masked tokens (``end`` exclusive), in order."""
+    spans, i = [], 0
+    while i < len(masked):
+        if masked[i]:
+            j = i
+            while j < len(masked) and masked[j]:
+                j += 1
+            spans.append((i, j))
+            i = j
+        else:
+            i += 1
+    return spans
 
 
 #: stage-1 infillers of the editor (``MiCE(infiller=...)``); the first is the default
