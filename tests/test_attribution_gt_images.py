@@ -187,7 +187,7 @@ def test_variant_runs_train_the_first_runs_of_each_kind_again(monkeypatch):
     class Stop(Exception):
         pass
 
-    def fake_run_cells(fn, cells, desc=""):
+    def fake_run_cells(fn, cells, desc="", **kw):
         seen["seeds"] = [c[3] for c in cells]
         raise Stop
 
@@ -195,6 +195,7 @@ def test_variant_runs_train_the_first_runs_of_each_kind_again(monkeypatch):
     monkeypatch.setattr("xaibench.data.birds.load_classes", lambda names, size=None: {})
     monkeypatch.setattr("xaibench.data.birds.all_classes", lambda: [f"s{i}" for i in range(40)])
     monkeypatch.setattr(ir, "images_store", lambda: type("S", (), {"load": lambda self, c: None})())
+    monkeypatch.setattr(ir, "job_parts_store", lambda: type("S", (), {"load": lambda self, c: None})())
     cfg = ir.ImageConfig.groups("quick")
     with pytest.raises(Stop):
         ir.group_variant_runs(cfg, ("blur", "brightness", "hue"), 4, seed=10, only=("blur", "brightness"), first=2,

@@ -153,7 +153,7 @@ def test_image_runs_reuse_and_a_truncated_table_is_recomputed(images, dirs):
     _truncate(attr)
     with pytest.warns(RuntimeWarning, match=attr.parent.name):
         got = ir.run_images(cfg, plan)
-    assert len(calls) == 2 * n  # recomputed
+    assert len(calls) == n  # rebuilt from the runs kept as they finished (job_parts_store): none trained again
     for k in ("images_runs", "images_attr", "images_track"):
         pd.testing.assert_frame_equal(got[k], first[k])
 
@@ -171,6 +171,45 @@ def test_image_runs_killed_between_tables_never_mix_runs(images, dirs, monkeypat
     assert set(got["images_attr"]["seed"]) == set(got["images_runs"]["seed"])
     old = ir.run_images(ir.ImageConfig(epochs=3), plan)   # the first configuration is still whole
     assert (old["images_attr"]["attr_pct"] == 3.0).all()
+
+
+def test_interrupted_group_runs_resume_with_the_runs_not_finished(images, dirs, monkeypatch):
+    """A computation killed after three of its six runs finished trains only the other three when run again, and
+    gives the tables a computation from scratch (force) gives; a damaged kept run is trained again."""
+    ir, _, calls = images
+    _twelve_species(monkeypatch)
+    kinds = ("blur", "noise", "watermark")
+    real, count = ir.run_one, {"n": 0}
+
+    def dies_at_the_fourth(imgs, pair, manip, r, seed, cfg, track=False):
+        count["n"] += 1
+        if count["n"] == 4:
+            raise Killed()
+        return real(imgs, pair, manip, r, seed, cfg, track)
+
+    monkeypatch.setattr(ir, "run_one", dies_at_the_fourth)
+    cfg = ir.ImageConfig(epochs=5, group_size=2)
+    with pytest.raises(Killed):
+        ir.run_groups(cfg, kinds, runs_per_kind=2)
+    monkeypatch.setattr(ir, "run_one", real)
+    assert len(calls) == 3
+    got = ir.run_groups(cfg, kinds, runs_per_kind=2)
+    assert len(calls) == 6  # the three runs not finished
+    fresh = ir.run_groups(cfg, kinds, runs_per_kind=2, force=True)
+    assert len(calls) == 12  # force trains every run again
+    for k in ir.GROUP_TABLES:
+        pd.testing.assert_frame_equal(got[k], fresh[k])
+    # a damaged kept run: reported, removed and trained again; the others are read back
+    part = sorted((dirs["results"] / "attribution_gt" / "image_job_parts").glob("*/final.parquet"))[0]
+    _truncate(part)
+    entry = next((dirs["results"] / "attribution_gt" / "images").glob("*/manifest.json")).parent
+    import shutil
+    shutil.rmtree(entry)  # the assembled entry gone: rebuilt from the kept runs
+    with pytest.warns(RuntimeWarning, match=part.parent.name):
+        again = ir.run_groups(cfg, kinds, runs_per_kind=2)
+    assert len(calls) == 13
+    for k in ir.GROUP_TABLES:
+        pd.testing.assert_frame_equal(again[k], fresh[k])
 
 
 def test_image_store_leftovers_are_removed_on_the_next_run(images, dirs):

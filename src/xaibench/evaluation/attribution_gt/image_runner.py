@@ -408,15 +408,62 @@ def images_store():
     return ResultStore(paths.results_dir() / "attribution_gt", "images", version=IMAGES_VERSION)
 
 
-def _run_jobs(images: dict, jobs: list[tuple], cfg: ImageConfig, seed: int, key: str, desc: str
-              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """:func:`run_one` for every ``(experiment, pair, manipulation, r, track)`` job (run ``k`` seeded
-    ``seed + k``); the runs (tagged with ``key``), per-image Attr% and per-epoch tracking tables.
-    The jobs are independent cells (:mod:`xaibench.executor`, ``XAIBENCH_SCHEDULER``)."""
+def job_parts_store():
+    """Each finished run of an entry being computed, kept apart until the entry is complete (one entry per job,
+    keyed on the entry's configuration, the job's index and the job itself), so an interrupted computation
+    resumes with the runs it has not finished rather than from the start."""
+    from ... import paths
+    from ...store import ResultStore
+
+    return ResultStore(paths.results_dir() / "attribution_gt", "image_job_parts", version=IMAGES_VERSION)
+
+
+def _part_key(config: dict, k: int, cell: tuple, cfg: ImageConfig) -> dict:
+    """The :func:`job_parts_store` key of job ``k`` (``cell``: its ``(pair, manipulation, r, seed, track)``) of the
+    entry ``config`` trained with ``cfg``."""
+    pair, manip, r, seed, track = cell
+    sides = [side if isinstance(side, str) else list(side) for side in pair]
+    return {"entry": config, "job": int(k), "pair": sides, "manip": [manip.kind, manip.params], "r": float(r),
+            "seed": int(seed), "track": bool(track), "cfg": config_key(cfg)}
+
+
+def run_parts(cells: list[tuple], cfg: ImageConfig, images: dict, config: dict | None, desc: str,
+              reuse: bool = True) -> list[tuple[dict, pd.DataFrame, pd.DataFrame]]:
+    """:func:`run_one` of every cell (:mod:`xaibench.executor`, ``XAIBENCH_SCHEDULER``), each stored in
+    :func:`job_parts_store` as it finishes when ``config`` (the key of the entry they make up) is given; stored
+    ones are read back instead of trained again (``reuse=False``: all trained again, e.g. ``force``)."""
     from ...executor import run_cells
 
+    parts = job_parts_store() if config is not None else None
+    keys = [_part_key(config, k, c, cfg) for k, c in enumerate(cells)] if parts is not None else []
+    done: list = [None] * len(cells)
+    for k, key in enumerate(keys if reuse else []):
+        hit = parts.load(key)
+        if hit is not None:
+            done[k] = (hit["summary"].iloc[0].to_dict(), hit["final"], hit.get("track", pd.DataFrame()))
+    todo = [k for k in range(len(cells)) if done[k] is None]
+
+    def keep(j: int, result: tuple) -> None:  # in the driver, as each run finishes
+        k = todo[j]
+        done[k] = result
+        if parts is not None:
+            summary, final, track = result
+            parts.save(keys[k], {"summary": pd.DataFrame([summary]), "final": final,
+                                 **({"track": track} if len(track) else {})})
+
+    run_cells(functools.partial(_job_cell, images=images, cfg=cfg), [cells[k] for k in todo], desc=desc,
+              on_result=keep)
+    return done
+
+
+def _run_jobs(images: dict, jobs: list[tuple], cfg: ImageConfig, seed: int, key: str, desc: str,
+              config: dict | None = None, reuse: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """:func:`run_one` for every ``(experiment, pair, manipulation, r, track)`` job (run ``k`` seeded
+    ``seed + k``); the runs (tagged with ``key``), per-image Attr% and per-epoch tracking tables.
+    The jobs are independent cells (:func:`run_parts`: each kept as it finishes when ``config``, the entry's
+    key, is given)."""
     cells = [(pair, manip, r, seed + k, track) for k, (_, pair, manip, r, track) in enumerate(jobs)]
-    done = run_cells(functools.partial(_job_cell, images=images, cfg=cfg), cells, desc=desc)
+    done = run_parts(cells, cfg, images, config, desc, reuse)
     runs, attrs, tracks = [], [], []
     for k, ((exp, *_), (s, fin, tr)) in enumerate(zip(jobs, done)):
         runs.append({"experiment": exp, "run": k, **s})
@@ -496,7 +543,7 @@ def run_images(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bool = F
         for ptype, pair in (("similar", SIMILAR_PAIRS[0]), ("distinct", DISTINCT_PAIRS[0])):
             for r in plan.r_values:
                 jobs.append((f"r-{ptype}", pair, mp.R_SWEEP[kind], r, False))
-    out = dict(zip(names, _run_jobs(images, jobs, cfg, seed, key, "image runs")))
+    out = dict(zip(names, _run_jobs(images, jobs, cfg, seed, key, "image runs", config, not force)))
     store.save(config, out)
     return out
 
@@ -548,7 +595,7 @@ def run_groups(cfg: ImageConfig, kinds=("blur", "brightness", "hue", "noise", "w
     species = all_classes()
     jobs = group_jobs(species, kinds, runs_per_kind, cfg.group_size, seed)
     images = load_classes(sorted({c for _, pair, *_ in jobs for g in pair for c in g}), size=cfg.preresize or None)
-    out = dict(zip(names, _run_jobs(images, jobs, cfg, seed, key, "species-group runs")))
+    out = dict(zip(names, _run_jobs(images, jobs, cfg, seed, key, "species-group runs", config, not force)))
     store.save(config, out)  # the three tables as one unit
     return out
 
@@ -596,7 +643,6 @@ def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: in
     wanted = [k for k, job in enumerate(group_jobs_kinds(kinds, runs_per_kind))
               if job in only and (first is None or k % runs_per_kind < first)]
     from ...data.birds import all_classes, load_classes
-    from ...executor import run_cells
 
     store = images_store()
     if not force:
@@ -616,7 +662,7 @@ def _variant_runs(cfg: ImageConfig, other: ImageConfig, kinds, runs_per_kind: in
     cells = [(pair, manip, r, seed + k, False) for k, (_, pair, manip, r, _) in jobs]
     # only the runs table is kept, so no saliency map is computed (training does not depend on the explanations)
     bare = replace(other, methods=(), track_methods=())
-    done = run_cells(functools.partial(_job_cell, images=images, cfg=bare), cells, desc=desc)
+    done = run_parts(cells, bare, images, config, desc, not force)
     runs = pd.DataFrame([{"experiment": "er-groups", "run": k, **summary} for (k, _), (summary, _, _) in zip(jobs, done)])
     store.save(config, {"runs": runs})
     return runs
@@ -668,7 +714,8 @@ def run_group_sweeps(cfg: ImageConfig, plan: ImagePlan, seed: int = 0, force: bo
     if not jobs:
         raise ValueError("the plan has no sweep runs: it needs kinds x visibility_levels or r_kinds x r_values")
     images = load_classes(sorted({c for _, pair, *_ in jobs for g in pair for c in g}), size=cfg.preresize or None)
-    out = dict(zip(SWEEP_TABLES, _run_jobs(images, jobs, cfg, seed, str(config), "species-group sweeps")))
+    out = dict(zip(SWEEP_TABLES, _run_jobs(images, jobs, cfg, seed, str(config), "species-group sweeps", config,
+                                           not force)))
     store.save(config, out)
     return out
 
