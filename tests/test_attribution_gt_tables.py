@@ -132,7 +132,7 @@ def test_image_figures_name_the_paper_figure_and_learned_runs():
 
 def test_fig5_puts_the_papers_learned_share_beside_ours_and_says_it_prints_no_attr():
     """Fig. 5: the paper's 70 % of 100 runs (Sec. 5.1) beside our learned runs; its one Attr% number (SHAP's
-    average, Sec. 5.1) is lost from our copy of the text, and the legend says that none is drawn."""
+    average, Sec. 5.1) is missing from our copy of the text, and the legend says that none is drawn."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -23,9 +23,9 @@ KIND_COLOURS = {"blur": "tab:blue", "brightness": "tab:orange", "hue": "tab:gree
 ATTR_LABEL = "Attr% on the effective region"
 #: the colour scale of the effective-region masks (:func:`manipulation_grid`)
 ER_COLOUR_LABEL = "pixel in the effective region (mask: 0 = outside, 1 = inside)"
-#: Fig. 5's note on the paper's Attr% numbers: the one it prints (SHAP's average, Sec. 5.1) is lost from our
+#: Fig. 5's note on the paper's Attr% numbers: the one it prints (SHAP's average, Sec. 5.1) is missing from our
 #: copy of its text (src/xaibench/resources/attribution_gt.csv, a ``missing:`` row), so none is drawn
-FIG5_NO_PAPER_ATTR = "paper: no Attr% number in the text we have\n(Sec. 5.1's SHAP average is lost)"
+FIG5_NO_PAPER_ATTR = "paper: no Attr% number in the text we have\n(Sec. 5.1's SHAP average is missing)"
 
 
 def method_name(method: str) -> str:
@@ -118,7 +118,7 @@ def fig5_attr_vs_er(attr: pd.DataFrame, experiment: str = "er", protocol: str = 
     filled = learned.  Dotted: a uniform map (Attr% = ER size); green: the ideal Attr% = 1.  ``protocol``
     (e.g. "species groups") is named in the title.  The paper's share of runs that learned
     (:func:`fig5_paper_share`) stands beside ours; the one Attr% number it prints (SHAP's average, Sec. 5.1)
-    is lost from our copy of its text, which the legend says (:data:`FIG5_NO_PAPER_ATTR`)."""
+    is missing from our copy of its text, which the legend says (:data:`FIG5_NO_PAPER_ATTR`)."""
     per_run = saliency_per_run(attr[attr.experiment == experiment])
     methods = method_order(per_run.method)
     fig, axes = _panels(methods)
