@@ -97,6 +97,47 @@ def test_cores_bench_compares_every_mode_with_one_cell_of_two_threads(monkeypatc
         cores.bench_cores(("gpu",))
 
 
+def test_chain_parts_bench_times_one_cell_per_run_then_the_split_and_compares_the_chains(monkeypatch):
+    """Per configuration: the path before (parts=1) first, then run_experiments' own split (parts=None); speedup:
+    the path before's wall seconds over each path's; bit-identical: the chains but their measured seconds."""
+    from xaibench.bench import chain_parts as cp
+
+    calls = []
+
+    def fake_timed(runs, parts, scratch):
+        calls.append((len(runs), parts))
+        n = 1 if parts == 1 else 2
+        out = [(pd.DataFrame({"text_id": [0], "seconds": [float(n)], "text": ["b" if parts == 7 else "a"]}),
+                {"dataset": r["dataset"], "editor": r["editor"], "seconds": 5.0,
+                 **({"n_parts": n} if n > 1 else {})}) for r in runs]
+        return (40.0 if parts == 1 else 20.0), out
+
+    monkeypatch.setattr(cp, "_timed", fake_timed)
+    df = cp.bench_chain_parts(quick_models=True)
+    assert calls == [(6, 1), (6, None), (2, 1), (2, None)]  # notebook 22's six runs, then one editor's two
+    assert df.speedup_vs_before.tolist() == [1.0, 2.0, 1.0, 2.0]
+    assert df.bit_identical_to_before.all() and df.cells.tolist() == [6, 12, 2, 4]
+    assert df.texts.tolist()[2:] == ["imdb 60, newsgroups 120"] * 2 and {"cpus", "cpu_model"} <= set(df.columns)
+    assert not cp.bench_chain_parts(parts=7, quick_models=True).bit_identical_to_before.tolist()[1]
+
+
+def test_training_pool_bench_times_each_part_then_one_pool_and_compares_the_models(monkeypatch):
+    from xaibench.bench import training_pool as tp
+
+    seen = []
+
+    def fake_train(parts, pooled, home):
+        seen.append((pooled, [p[0] for p in parts], (home / "data" / "processed" / "cebab.parquet").exists()))
+        digests = {(m, t, sp, s): f"{m}{t}{s}" for m, t, sp, ss in parts for s in ss}
+        return (30.0 if pooled else 45.0), (1 if pooled else 1), digests, 40.0
+
+    monkeypatch.setattr(tp, "_train", fake_train)
+    df = tp.bench_training_pool(model="lstm")
+    assert seen == [(False, ["lstm"] * 3, True), (True, ["lstm"] * 3, True)]
+    assert df.speedup_vs_before.tolist() == [1.0, 1.5] and df.bit_identical_to_before.all()
+    assert df.cells.tolist() == [5, 5] and {"cpus", "cpu_model"} <= set(df.columns)
+
+
 def test_precision_bench_compares_each_mode_with_float32(monkeypatch):
     """Speed-up: float32's ms / the mode's; the logit differences and `results_identical` against float32's
     logits before and after training; channels-last is measured for the image ResNet only."""

@@ -209,6 +209,21 @@ def test_cells_that_keep_one_thread_busy_get_a_worker_per_core(monkeypatch):
         assert executor.get_executor("processes:3").n_workers(cell_threads=1) == 3
 
 
+def test_slots_say_how_many_cells_run_at_once_without_warning(monkeypatch):
+    # what a runner reads to split its work across the workers (the editor chains: runner.chain_parts)
+    import warnings
+
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 8)
+    monkeypatch.setenv("XAIBENCH_THREADS", "2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert executor.get_executor("serial").slots(cell_threads=1) == 1
+        assert executor.get_executor("processes").slots() == 4
+        assert executor.get_executor("processes").slots(cell_threads=1) == 8
+        assert executor.get_executor("processes:16").slots(cell_threads=1) == 16  # map() warns, once
+        assert executor.get_executor("dask-local:3").slots() == 3
+
+
 def env_cell(i: int) -> tuple[int, str | None]:
     return i, os.environ.get("OMP_WAIT_POLICY")
 
@@ -502,6 +517,106 @@ def test_cebab_seeds_train_identically_serial_and_on_dask(monkeypatch, tmp_path)
     serial = _cebab_training_run(monkeypatch, tmp_path / "serial", "serial", cebab_parquet)
     dask = _cebab_training_run(monkeypatch, tmp_path / "dask", "dask-local:2", cebab_parquet)
     assert dask == serial and len({m["fingerprint"] for m in serial}) == 2
+
+
+PARTS = [("lstm", "binary", "exclusive", [0, 1]), ("lstm", "5-way", "inclusive", [0]), ("lstm", "ternary", "exclusive", [1])]
+
+
+def _cebab_parts_run(monkeypatch, root, pooled: bool, cebab_parquet) -> dict:
+    """Notebook 02's parts trained as they are (a map of their own per part: train_cebab_seeds; a part of one seed
+    in this process) or as the cells of one map (train_cebab_cells), with two worker processes; per cell what
+    was trained: metrics, the weights' fingerprint and the dev-set probabilities."""
+    from xaibench.models import cebab_training as ct
+
+    (root / "data" / "processed").mkdir(parents=True)
+    (root / "data" / "processed" / "cebab.parquet").symlink_to(cebab_parquet)
+    monkeypatch.setenv("XAIBENCH_HOME", str(root))
+    monkeypatch.setenv("XAIBENCH_SCHEDULER", "processes:2")
+    maps = []
+    real_get = executor.get_executor
+
+    def recording(spec=None):
+        ex = real_get(spec)
+        real_map = ex.map
+        ex.map = lambda fn, items, *a, **k: maps.append(list(items)) or real_map(fn, maps[-1], *a, **k)
+        return ex
+
+    with monkeypatch.context() as mp:
+        mp.setattr(executor, "get_executor", recording)
+        if pooled:
+            out = ct.train_cebab_cells([(m, t, sp, s) for m, t, sp, ss in PARTS for s in ss], profile="quick")
+        else:
+            out = [r for m, t, sp, ss in PARTS for r in ct.train_cebab_seeds(m, t, sp, ss, profile="quick")]
+    assert [len(items) for items in maps] == ([4] if pooled else [2])
+    dev = ct._frames("binary", "exclusive", ct.get_profile("quick"))[1]["text"].tolist()
+    got = {}
+    for r in out:
+        m = r.metrics
+        assert r.model.fingerprint() == m["fingerprint"] and (r.folder / "metrics.json").exists()
+        got[(m["task"], m["split"], m["seed"])] = (
+            {k: v for k, v in m.items() if k not in ("train_seconds", "history")},
+            [{k: v for k, v in e.items() if "second" not in k} for e in (m["history"] or {}).get("epochs", [])],
+            r.model.predict_proba(dev).tobytes())
+    return got
+
+
+def test_notebook_02_parts_train_identically_in_one_pool_and_each_in_its_own(monkeypatch, tmp_path):
+    """The classifiers of several notebook-02 parts trained as the cells of one map of the executor are bit for bit
+    those each part trains with its own map (a single-seed part: in the driver)."""
+    from xaibench import paths
+
+    cebab_parquet = paths.processed_dir() / "cebab.parquet"  # the project's, before XAIBENCH_HOME moves
+    parts = _cebab_parts_run(monkeypatch, tmp_path / "parts", False, cebab_parquet)
+    pooled = _cebab_parts_run(monkeypatch, tmp_path / "pooled", True, cebab_parquet)
+    assert list(parts) == list(pooled) == [("binary", "exclusive", 0), ("binary", "exclusive", 1),
+                                           ("5-way", "inclusive", 0), ("ternary", "exclusive", 1)]
+    assert pooled == parts
+    assert len({m["fingerprint"] for m, _, _ in parts.values()}) == 4
+
+
+def test_train_cebab_cells_hands_out_the_longest_cells_first(monkeypatch):
+    from xaibench.models import cebab_training as ct
+
+    sent = []
+
+    class FakeExecutor:
+        parallel = True
+
+        def map(self, fn, items, desc=None, on_result=None, cell_threads=None):
+            sent.extend(items)
+
+    monkeypatch.setattr(executor, "get_executor", lambda spec=None: FakeExecutor())
+    monkeypatch.setattr(ct, "_load_stored", lambda *a, **k: None)
+    monkeypatch.setattr(ct, "train_cebab", lambda *a, **k: None)
+    cells = [("lstm", "binary", "exclusive", 42), ("minilm", "binary", "exclusive", 42),
+             ("minilm", "5-way", "inclusive", 42), ("minilm", "absa", "exclusive", 42),
+             ("minilm", "binary", "exclusive", 43), ("minilm", "binary", "exclusive", 42)]
+    ct.train_cebab_cells(cells, profile="quick")
+    assert sent == [("minilm", "absa", "exclusive", 42), ("minilm", "5-way", "inclusive", 42),
+                    ("minilm", "binary", "exclusive", 42), ("minilm", "binary", "exclusive", 43),
+                    ("lstm", "binary", "exclusive", 42)]
+    with pytest.raises(ValueError, match="split must be"):
+        ct.train_cebab_cells([("lstm", "binary", "both", 1)])
+
+
+def test_models_pool_cli_trains_every_parts_cells_in_one_call(monkeypatch, capsys):
+    """`make models-pool` passes each notebook-02 report as --part MODEL TASK SPLIT "SEEDS"."""
+    from xaibench.models import cebab_training as ct
+
+    got = []
+
+    def fake_cells(cells, profile="full", **kw):
+        got.append((list(cells), profile.name))
+        return [ct.TrainedModel(None, {"model": m, "task": t, "split": sp, "seed": s, "dev_macro_f1": 0.5,
+                                       "test_macro_f1": 0.25, "train_seconds": 3.0}, None) for m, t, sp, s in cells]
+
+    monkeypatch.setattr(ct, "train_cebab_cells", fake_cells)
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    ct.main(["--profile", "quick", "--part", "lstm", "binary", "exclusive", "42 43", "--part", "minilm", "absa",
+             "exclusive", "42"])
+    assert got == [([("lstm", "binary", "exclusive", 42), ("lstm", "binary", "exclusive", 43),
+                     ("minilm", "absa", "exclusive", 42)], "quick")]
+    assert "minilm absa exclusive seed 42: dev macro-F1 0.500" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -224,6 +224,22 @@ class Executor:
                           f"depend on it); use at most {fit} workers", RuntimeWarning, stacklevel=3)
         return n
 
+    def slots(self, cell_threads: int | None = None) -> int:
+        """How many cells of ``cell_threads`` busy threads run at once: 1 when serial, the local workers of
+        ``processes`` and ``dask-local`` (:meth:`n_workers`, without its warning), the worker threads of a Dask
+        cluster (1 when it cannot be asked).  A runner that splits its work to keep every worker busy reads it."""
+        if self.kind == "serial":
+            return 1
+        if self.kind in ("processes", "dask-local"):
+            with warnings.catch_warnings():  # map() warns, once, when it starts the workers
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return self.n_workers(cell_threads)
+        try:
+            workers = dask_client(self.kind, self.arg).scheduler_info()["workers"].values()
+            return max(1, sum(int(w.get("nthreads", 1)) for w in workers))
+        except Exception:  # noqa: BLE001 - an unreachable cluster is reported by map(), where the cells go
+            return 1
+
     def map(self, fn: Callable[[Any], Any], items: Iterable, desc: str | None = None,
             on_result: Callable[[int, Any], None] | None = None, cell_threads: int | None = None) -> list:
         """``[fn(item) for item in items]`` in input order, with a progress bar (``desc``).

@@ -40,6 +40,13 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "editors":
         from .editors import bench_editors
         return bench_editors()
+    if name == "chain_parts":
+        from .chain_parts import bench_chain_parts
+        return bench_chain_parts(n_steps=args.steps, parts=args.parts, quick_models=args.quick_models,
+                                 scale=args.scale)
+    if name == "training_pool":
+        from .training_pool import bench_training_pool
+        return bench_training_pool(model=args.model)
     if name == "cores":
         from .cores import bench_cores
         return bench_cores(tuple(args.workloads))
@@ -68,6 +75,13 @@ def parser() -> argparse.ArgumentParser:
     subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     subs["make_test"].add_argument("--keep", action="store_true", help="keep the temporary clone (its make_test.log)")
     subs["cores"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
+    subs["chain_parts"].add_argument("--steps", type=int, default=9, help="edits per chain")
+    subs["chain_parts"].add_argument("--parts", type=int, default=None,
+                                     help="parts per run of the new path (default: as run_experiments splits)")
+    subs["chain_parts"].add_argument("--scale", type=float, default=1.0, help="texts per dataset times this")
+    subs["chain_parts"].add_argument("--quick-models", action="store_true",
+                                     help="the quick profile's small predictors and infillers (a check, not a measurement)")
+    subs["training_pool"].add_argument("--model", default=None, help="train every part with this model (lstm: a quick check)")
     subs["precision"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
     one = sub.add_parser("_train_one")  # the child process of `training`
     one.add_argument("model")

@@ -45,6 +45,8 @@ BENCHMARKS: dict[str, str] = {
     "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
     "manipulations": "Zhou et al. 2022: seconds per image of each image manipulation (HSV ones: ours vs matplotlib's)",
     "editors": "seconds and predictor calls per edit step of each counterfactual editor",
+    "chain_parts": "editor chains in worker processes, one cell per run vs long runs split into parts: wall seconds, bit-identity",
+    "training_pool": "notebook 02's classifiers, each part's seeds a map of their own vs all parts in one map: wall seconds, bit-identity",
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
     "precision": "ms per training step in float32, channels-last and bfloat16 autocast, and how far each moves the logits",
     "make_all": "wall time of every executed notebook of the last full run",

@@ -103,27 +103,60 @@ def train_cebab(model: str, task: str, split: str = "exclusive", seed: int = 42,
 
 def train_cebab_seeds(model: str, task: str, split: str = "exclusive", seeds: Sequence[int] = (42,),
                       profile: str | Profile = "full", **overrides: Any) -> list[TrainedModel]:
-    """:func:`train_cebab` for every seed of ``seeds``, in order.
+    """:func:`train_cebab` for every seed of ``seeds``, in order (:func:`train_cebab_cells` of one model, task
+    and split).
 
     The seeds not yet trained are independent cells of the executor (``XAIBENCH_SCHEDULER``): with a
     parallel scheduler each worker fits one seed and returns the saved model's files and its metrics, and
     this process writes them (serially, the default, it is a plain loop).  Every seed trains exactly as alone: the
     training loop seeds itself, and the workers run with this process's ``XAIBENCH_THREADS``.
     """
+    _check_task_split(task, split)
+    return train_cebab_cells([(model, task, split, s) for s in seeds], profile=profile, **overrides)
+
+
+#: rough minutes one seed of a MiniLM takes to train on 2 cores (``docs/timings.md``: notebook 02's reports);
+#: an LSTM takes about :data:`LSTM_COST_SHARE` of that.  Only the order in which :func:`train_cebab_cells` hands
+#: the cells out (longest first) reads it; every order trains the same models
+CELL_MINUTES = {"absa": 8.0, "inclusive": 4.5, "exclusive": 2.5}
+LSTM_COST_SHARE = 0.1
+
+
+def cell_cost(model: str, task: str, split: str) -> float:
+    """The rough cost of training one seed of ``(model, task, split)`` (:data:`CELL_MINUTES`)."""
+    minutes = CELL_MINUTES["absa"] if task == "absa" else CELL_MINUTES[split]
+    return minutes * (LSTM_COST_SHARE if model == "lstm" else 1.0)
+
+
+def train_cebab_cells(cells: Sequence[tuple[str, str, str, int]], profile: str | Profile = "full",
+                      **overrides: Any) -> list[TrainedModel]:
+    """:func:`train_cebab` of every ``(model, task, split, seed)`` cell, in order (each cell once).
+
+    The cells not yet trained -- of any models, tasks and splits together -- are the cells of one executor
+    map (``XAIBENCH_SCHEDULER``), handed out longest first (:func:`cell_cost`), so the workers stay busy across
+    what notebook 02 trains as separate parts (a part of one seed, the last round of five seeds); each worker
+    fits one cell and returns the saved model's files and its metrics, and this process writes them into the
+    cell's own folder, as :func:`train_cebab_seeds` does.  A cell trains exactly as alone (tested): the training
+    loop seeds itself, and the workers run with this process's ``XAIBENCH_THREADS``.  Serially (the default),
+    or with a single cell to train, it is a plain loop here."""
     import functools
 
     from ..executor import get_executor
 
-    _check_task_split(task, split)
     prof = get_profile(profile) if isinstance(profile, str) else profile
-    seeds = list(dict.fromkeys(int(s) for s in seeds))
+    cells = list(dict.fromkeys((str(m), str(t), str(sp), int(s)) for m, t, sp, s in cells))
+    for _, t, sp, _ in cells:
+        _check_task_split(t, sp)
     ex = get_executor()
-    todo = [s for s in seeds if _load_stored(model, task, split, s, prof, overrides, load=False) is None]
+    todo = [c for c in cells if _load_stored(*c, prof, overrides, load=False) is None]
     if ex.parallel and len(todo) > 1:
-        check_model(model)
-        ex.map(functools.partial(_fit_cell, model=model, task=task, split=split, profile=prof, overrides=overrides),
-               todo, desc=f"{model} {task} seeds", on_result=lambda i, out: _store_files(*out))
-    return [train_cebab(model, task, split, s, profile=prof, **overrides) for s in seeds]
+        for m in dict.fromkeys(c[0] for c in todo):
+            check_model(m)
+        todo.sort(key=lambda c: -cell_cost(*c[:3]))  # longest first (ties keep the input order)
+        ex.map(functools.partial(_fit_model_cell, profile=prof, overrides=overrides), todo,
+               desc=" / ".join(dict.fromkeys(f"{m} {t}" for m, t, _, _ in todo)) + " seeds",
+               on_result=lambda i, out: _store_files(*out))
+    return [train_cebab(m, t, sp, s, profile=prof, **overrides) for m, t, sp, s in cells]
 
 
 def _check_task_split(task: str, split: str) -> None:
@@ -169,6 +202,12 @@ def _fit_cell(seed: int, model: str, task: str, split: str, profile: Profile, ov
         folder = _classifier(result_model).save(Path(tmp) / "model")
         files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
     return files, metrics
+
+
+def _fit_model_cell(cell: tuple[str, str, str, int], profile: Profile, overrides: dict[str, Any]):
+    """:func:`_fit_cell` of one ``(model, task, split, seed)`` cell of :func:`train_cebab_cells`."""
+    model, task, split, seed = cell
+    return _fit_cell(seed, model=model, task=task, split=split, profile=profile, overrides=overrides)
 
 
 def _store_files(files: dict[str, bytes], metrics: dict[str, Any]) -> None:
@@ -253,3 +292,28 @@ def collect_metrics(model: str | None = None, profile: str = "full") -> pd.DataF
         rows.append({k: m[k] for k in ("model", "task", "split", "seed", "dev_macro_f1", "test_macro_f1",
                                        "n_train", "train_seconds", "epochs_scheduled")})
     return pd.DataFrame(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m xaibench.models.cebab_training --profile P --part MODEL TASK SPLIT "SEEDS" ...``: train the
+    classifiers of every part (a notebook-02 report: one model, task and split, its seeds) in one executor map
+    (:func:`train_cebab_cells`; ``make models-pool``), then print one line per cell.  Stored cells are kept."""
+    import argparse
+
+    from ..config import parse_seeds, use_profile
+
+    ap = argparse.ArgumentParser(prog="python -m xaibench.models.cebab_training", description=main.__doc__)
+    ap.add_argument("--profile", default="full")
+    ap.add_argument("--part", nargs=4, action="append", default=[], metavar=("MODEL", "TASK", "SPLIT", "SEEDS"),
+                    help='one notebook-02 report\'s classifiers, e.g. --part minilm 5-way exclusive "42 43 44"')
+    args = ap.parse_args(argv)
+    prof = use_profile(args.profile)
+    cells = [(m, t, sp, s) for m, t, sp, seeds in args.part for s in parse_seeds(seeds)]
+    for r in train_cebab_cells(cells, profile=prof):
+        m = r.metrics
+        print(f"{m['model']} {m['task']} {m['split']} seed {m['seed']}: dev macro-F1 {m['dev_macro_f1']:.3f}, "
+              f"test macro-F1 {m['test_macro_f1']:.3f} ({m['train_seconds']:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

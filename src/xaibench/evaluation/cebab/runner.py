@@ -289,7 +289,7 @@ def _run_parallel(ex: Any, models: Sequence[str], tasks: Sequence[str], seeds: S
     """:func:`run_all`'s cells on the executor ``ex``: models saved and results saved in this process."""
     import functools
 
-    from ...models.cebab_training import train_cebab_seeds
+    from ...models.cebab_training import train_cebab_cells
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
     cells = []
@@ -305,12 +305,9 @@ def _run_parallel(ex: Any, models: Sequence[str], tasks: Sequence[str], seeds: S
     if absa_model and any({"approx", "s-learner"} & set(c[3]) for c in cells) and not is_trained(
             absa_model, "absa", 42, prof):
         load_aspect_predictor(absa_model, 42, prof)
-    missing: dict[tuple[str, str], list[int]] = {}
-    for m, t, s, _ in cells:
-        if not is_trained(m, t, s, prof):
-            missing.setdefault((m, t), []).append(s)
-    for (m, t), ss in missing.items():  # the seeds of one model and task train as cells of ``ex`` too
-        train_cebab_seeds(m, t, "exclusive", ss, profile=prof)
+    missing = [(m, t, "exclusive", s) for m, t, s, _ in cells if not is_trained(m, t, s, prof)]
+    if missing:  # the missing classifiers of every model and task train as the cells of one map of ``ex`` too
+        train_cebab_cells(missing, profile=prof)
 
     def save(i: int, done: list[tuple[str, pd.DataFrame]]) -> None:
         m, t, s, _ = cells[i]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -114,45 +114,107 @@ def _checked_config(dataset: str, editor: str, n_texts: int, n_steps: int, seed:
 
 
 def _compute_chains(config: dict, progress: bool = True) -> tuple[pd.DataFrame, dict]:
-    """The chains and run statistics of a :func:`chain_config` (computed, not stored: a unit of the executor)."""
+    """The chains and run statistics of a :func:`chain_config` (computed, not stored): one part of all its texts."""
+    return _merge_parts(config, [_compute_part(ChainPart(config, 0, 1), progress=progress)])
+
+
+class ChainPart(NamedTuple):
+    """Part ``part`` of ``n_parts`` of the run ``config``: a contiguous slice of its seeded sample (a unit of the
+    executor; :func:`run_experiments`)."""
+    config: dict
+    part: int = 0
+    n_parts: int = 1
+
+
+def _part_bounds(n: int, part: int, n_parts: int) -> tuple[int, int]:
+    """The texts ``[start, stop)`` of part ``part`` of ``n_parts`` of a sample of ``n`` texts (contiguous, sizes
+    differing by at most one, in text order)."""
+    return n * part // n_parts, n * (part + 1) // n_parts
+
+
+def _compute_part(item: ChainPart, progress: bool = True) -> tuple[pd.DataFrame | None, dict]:
+    """The chains of one part of a run (``text_id`` numbered in the whole sample) and its counts, which
+    :func:`_merge_parts` adds up; ``(None, counts)`` for a part with no text (a sample shorter than its parts).
+
+    Every editor draws from generators seeded per text, and the predictor (the TF-IDF model) scores each text on
+    its own, so a text's chain is the same whichever texts share its part."""
     import time
 
     from ...data.cf_data import sample_test
     from ...explainers.counterfactual import build_editor
     from ...models.cf_predictors import get_predictor, max_words as model_max_words
 
+    config = item.config
     dataset, editor, predictor, seed = config["dataset"], config["editor"], config["predictor"], config["seed"]
     editor_kw = {"infiller": config["infiller"]} if "infiller" in config else {}
+    started = time.time()
     model = get_predictor(dataset, predictor, seed=seed, cache=predictor != "logreg", max_train=config["max_train"])
     pred = cf.CountingPredictor(model)
     ed = build_editor(editor, pred, dataset, seed=seed, lm_max_texts=config["lm_max_texts"], **editor_kw)
     sample = sample_test(dataset, config["n_texts"], seed=seed, max_words=config["max_words"])
+    start, stop = _part_bounds(len(sample), item.part, item.n_parts)
+    texts = sample["text"].tolist()[start:stop]
+    if not texts and item.n_parts > 1:  # (a run of one part: run_chains names the empty sample)
+        return None, {"n_texts": 0, "started": started, "ended": time.time()}
     limit = model_max_words(model)
-    n_long = int(sum(len(t.split()) > limit for t in sample["text"])) if limit else 0
+    n_long = int(sum(len(t.split()) > limit for t in texts)) if limit else 0
     load0 = load_average()
     t0 = time.perf_counter()
-    chains = cf.run_chains(ed, pred, sample["text"].tolist(), n_steps=config["n_steps"], progress=progress)
+    chains = cf.run_chains(ed, pred, texts, n_steps=config["n_steps"], progress=progress)
     secs = time.perf_counter() - t0
+    if start:
+        chains["text_id"] += start
     chains["gold"] = chains["text_id"].map(dict(enumerate(sample["label"].tolist())))
     chains.insert(0, "editor", editor)
     chains.insert(0, "dataset", dataset)
-    n_edits = int(((chains["step"] > 0) & ~chains["carried"].astype(bool)).sum())  # carried steps are no edits
-    stats = {"dataset": dataset, "editor": editor, "predictor": predictor, "n_texts": len(sample),
-             "n_edit_steps": n_edits, "seconds": secs, "seconds_per_edit": secs / max(n_edits, 1),
-             "predictor_calls_per_edit": pred.n_calls / max(n_edits, 1),
-             "predictor_texts_per_edit": pred.n_texts / max(n_edits, 1),
-             "predictor_texts_incremental_per_edit": pred.n_incremental / max(n_edits, 1),
-             "n_texts_longer_than_model_reads": n_long,
-             "n_carried_steps": int(chains["carried"].astype(bool).sum()),
-             "n_chains_carried": int(chains.loc[chains["carried"].astype(bool), "text_id"].nunique()),
-             # the machine and how busy it was (1-minute load average at start and end of the run)
-             "cpus": os.cpu_count(), "load_start": load0, "load_end": load_average()}
+    carried = chains["carried"].astype(bool)
+    counts = {"n_texts": len(texts),
+              "n_edit_steps": int(((chains["step"] > 0) & ~carried).sum()),  # carried steps are no edits
+              "seconds": secs, "predictor_calls": pred.n_calls, "predictor_texts": pred.n_texts,
+              "predictor_texts_incremental": pred.n_incremental, "n_texts_longer_than_model_reads": n_long,
+              "n_carried_steps": int(carried.sum()), "n_chains_carried": int(chains.loc[carried, "text_id"].nunique()),
+              "cpus": os.cpu_count(), "load_start": load0, "load_end": load_average(), "started": started}
     if getattr(ed, "swaps", None) is not None:  # TextFooler: its accepted swaps, and those that are WordNet antonyms
         from ...explainers.counterfactual.wordnet import load_wordnet
 
         n_sw, n_ant, _ = count_antonym_swaps(ed.swaps, load_wordnet())
-        stats.update(n_swaps=n_sw, n_antonym_swaps=n_ant)
+        counts.update(n_swaps=n_sw, n_antonym_swaps=n_ant)
     chains["proba"] = chains["proba"].map(json.dumps)
+    counts["ended"] = time.time()
+    return chains, counts
+
+
+def _merge_parts(config: dict, parts: Sequence[tuple[pd.DataFrame | None, dict]]) -> tuple[pd.DataFrame, dict]:
+    """One run's ``(chains, stats)`` from its parts (in text order): the chains concatenated, the counts and
+    seconds added up (``seconds``: the chains' compute time over all parts), the per-edit figures computed from the
+    sums, the load average at the start of the first part to start and at the end of the last to end.  A run of
+    more than one part says how many (``n_parts``)."""
+    done = [(c, n) for c, n in parts if c is not None]
+    if not done:
+        raise ValueError(f"no text to edit in {config['dataset']}'s sample of {config['n_texts']}")
+    chains = done[0][0] if len(done) == 1 else pd.concat([c for c, _ in done], ignore_index=True)
+    total = {k: sum(n[k] for _, n in done) for k in ("n_texts", "n_edit_steps", "seconds", "predictor_calls",
+                                                      "predictor_texts", "predictor_texts_incremental",
+                                                      "n_texts_longer_than_model_reads", "n_carried_steps",
+                                                      "n_chains_carried")}
+    n_edits = total["n_edit_steps"]
+    first = min(done, key=lambda p: p[1]["started"])[1]
+    last = max(done, key=lambda p: p[1]["ended"])[1]
+    stats = {"dataset": config["dataset"], "editor": config["editor"], "predictor": config["predictor"],
+             "n_texts": total["n_texts"], "n_edit_steps": n_edits, "seconds": total["seconds"],
+             "seconds_per_edit": total["seconds"] / max(n_edits, 1),
+             "predictor_calls_per_edit": total["predictor_calls"] / max(n_edits, 1),
+             "predictor_texts_per_edit": total["predictor_texts"] / max(n_edits, 1),
+             "predictor_texts_incremental_per_edit": total["predictor_texts_incremental"] / max(n_edits, 1),
+             "n_texts_longer_than_model_reads": total["n_texts_longer_than_model_reads"],
+             "n_carried_steps": total["n_carried_steps"], "n_chains_carried": total["n_chains_carried"],
+             # the machine and how busy it was (1-minute load average at start and end of the run)
+             "cpus": first["cpus"], "load_start": first["load_start"], "load_end": last["load_end"]}
+    if any("n_swaps" in n for _, n in done):
+        stats.update(n_swaps=sum(n.get("n_swaps", 0) for _, n in done),
+                     n_antonym_swaps=sum(n.get("n_antonym_swaps", 0) for _, n in done))
+    if len(parts) > 1:
+        stats["n_parts"] = len(parts)
     return chains, stats
 
 
@@ -178,27 +240,94 @@ def run_experiment(dataset: str, editor: str, n_texts: int, n_steps: int = cf.N_
     return chains, stats
 
 
-#: relative cost per text of the editors' chains (the full run's stored timings, rounded): the order in which
-#: :func:`run_experiments` hands the runs to the executor, longest first (an editor not listed counts 1).  It only
-#: decides which worker runs what when; the chains are the same in any order.
-CHAIN_COST = {"textfooler": 2.0, "mice": 1.0, "polyjuice": 0.05}
+#: seconds per text of an editor's chain of :data:`~.metrics.N_STEPS` edits (report 22's full run, two chains side
+#: by side on 2 cores, rounded; an editor not listed counts 1): the order in which :func:`run_experiments` hands
+#: the runs to the executor, longest first, and how it splits them across the workers.  It only decides which
+#: worker runs what when; the chains are the same in any order and any split.
+CHAIN_COST = {"textfooler": 2.2, "mice": 1.6, "polyjuice": 0.1}
+#: seconds a part of a run costs beyond its texts: the predictor and the editor (vectors, sentence encoder,
+#: infiller, spaCy) set up in its worker (cold, about 10 s; a worker that set them up for an earlier part, less)
+PART_OVERHEAD = 20.0
+#: the finest split :func:`chain_parts` tries: parts per worker
+MAX_PARTS_PER_WORKER = 8
+#: the share of the unsplit runs' time a split must save to be taken (the costs are rough)
+MIN_SPLIT_GAIN = 0.03
+#: predictors whose output for a text does not depend on the texts scored with it (the TF-IDF model: one sparse
+#: row each); only their runs are split.  A transformer pads a batch to its longest text, which can move its
+#: output in the last bits, and its on-disk output cache keeps whichever batch scored a text first
+SPLITTABLE_PREDICTORS = ("logreg",)
 
 
-def run_experiments(runs: Sequence[dict], refresh: bool = False, progress: bool = True
-                    ) -> list[tuple[pd.DataFrame, dict]]:
+def chain_cost(config: dict) -> float:
+    """The rough seconds of a :func:`chain_config`'s run: :data:`CHAIN_COST` x texts x steps / N_STEPS."""
+    return CHAIN_COST.get(config["editor"], 1.0) * config["n_texts"] * config["n_steps"] / cf.N_STEPS
+
+
+def _lpt_span(costs: Sequence[float], n_workers: int) -> float:
+    """When ``n_workers`` workers that each take the next cell as they free up finish ``costs`` handed out
+    longest first (the executor's order)."""
+    import heapq
+
+    loads = [0.0] * n_workers
+    for c in sorted(costs, reverse=True):
+        heapq.heapreplace(loads, loads[0] + c)
+    return max(loads)
+
+
+def chain_parts(costs: Sequence[float], n_texts: Sequence[int], n_workers: int,
+                overhead: float = PART_OVERHEAD) -> list[int]:
+    """How many parts each run is split into so that ``n_workers`` workers finish together: of the splits into
+    parts of at most ``total / (n_workers * g)`` (g = 1 .. :data:`MAX_PARTS_PER_WORKER`), the one whose parts, each
+    costing ``overhead`` more, finish first when handed out longest first (ties: fewer parts), if it saves at
+    least :data:`MIN_SPLIT_GAIN` of the time of one cell per run; else no split.  ``costs[i]``: run i's
+    :func:`chain_cost`; a run has at most ``n_texts[i]`` parts.  One worker: no split."""
+    import math
+
+    ones = [1] * len(costs)
+    if n_workers <= 1 or not costs:
+        return ones
+    total = float(sum(costs))
+
+    def span(ks):
+        return _lpt_span([c / k + overhead for c, k in zip(costs, ks) for _ in range(k)], n_workers)
+
+    whole = span(ones)
+    best, best_span = ones, whole
+    for g in range(1, MAX_PARTS_PER_WORKER + 1):
+        most = total / (n_workers * g)
+        ks = [max(1, min(int(n), math.ceil(c / most - 1e-9))) for c, n in zip(costs, n_texts)]
+        t = span(ks)
+        if t < best_span - 1e-9 or (abs(t - best_span) <= 1e-9 and sum(ks) < sum(best)):
+            best, best_span = ks, t
+    return best if best_span <= (1 - MIN_SPLIT_GAIN) * whole else ones
+
+
+def run_experiments(runs: Sequence[dict], refresh: bool = False, progress: bool = True,
+                    parts: int | None = None) -> list[tuple[pd.DataFrame, dict]]:
     """:func:`run_experiment` of every ``runs`` item (its keyword arguments: ``dataset``, ``editor``, ``n_texts``
-    and any others), in order.  The runs not stored yet are independent cells of :mod:`xaibench.executor`
-    (``XAIBENCH_SCHEDULER``: serial, local processes or Dask); the driver stores each as it finishes.  Every
-    editor draws from generators seeded per text, so a run computes the same chains in any process and order."""
+    and any others), in order.  The runs not stored yet are computed as independent cells of
+    :mod:`xaibench.executor` (``XAIBENCH_SCHEDULER``: serial, local processes or Dask); the driver stores each run
+    as its last cell finishes.
+
+    A run may be split into parts, contiguous slices of its texts computed in separate cells and concatenated
+    in text order (:func:`chain_parts`: so that the workers finish together instead of waiting on the longest
+    run).  Every editor draws from generators seeded per text and the predictor scores each text on its own, so
+    the chains are the same in any process, order and split (tested; only the measured ``seconds`` differ), and a
+    split run is stored as the one entry of its setting (stored runs are read back whatever split made them).
+    ``parts``: None (default) splits only for a parallel backend, as :func:`chain_parts` decides; an integer
+    splits every run into that many parts (at most one per text; 1: one cell per run).  Only the runs of a
+    predictor of :data:`SPLITTABLE_PREDICTORS` (the default TF-IDF model) are split."""
     import functools
     import inspect
 
-    from ...executor import run_cells
+    from ...executor import get_executor, run_cells
     from ...store import canonical
 
     # the settings of a run and their defaults: run_experiment's
     defaults = {k: p.default for k, p in inspect.signature(run_experiment).parameters.items()
                 if p.default is not inspect.Parameter.empty and k not in ("progress", "refresh")}
+    if parts is not None and (isinstance(parts, bool) or int(parts) != parts or parts < 1):
+        raise ValueError(f"parts={parts!r}: use None (split as the workers need) or an integer >= 1")
     configs = {}  # setting (its canonical JSON) -> chain_config, each setting once
     keys = []
     for kw in runs:
@@ -214,17 +343,30 @@ def run_experiments(runs: Sequence[dict], refresh: bool = False, progress: bool 
         hit = None if refresh else store.load(config)
         if hit is not None:
             got[key] = (hit["chains"], hit["stats"])
-    todo = sorted((k for k in configs if k not in got),  # longest first
-                  key=lambda k: -configs[k]["n_texts"] * CHAIN_COST.get(configs[k]["editor"], 1.0))
-
-    def save(j: int, result: tuple[pd.DataFrame, dict]) -> None:  # in the driver, as each run finishes
-        store.save(configs[todo[j]], {"chains": result[0], "stats": result[1]})
-        got[todo[j]] = result
-
+    todo = [k for k in configs if k not in got]
+    cost = {k: chain_cost(configs[k]) for k in todo}
     # a chain keeps one core busy (Python; TextFooler's similarity checks pin one torch thread): cell_threads=1
     # lets XAIBENCH_SCHEDULER=processes start a worker per core
-    run_cells(functools.partial(_compute_chains, progress=progress), [configs[k] for k in todo],
-              desc="editor chains (dataset x editor)", on_result=save, cell_threads=1)
+    most = [configs[k]["n_texts"] if configs[k]["predictor"] in SPLITTABLE_PREDICTORS else 1 for k in todo]
+    if parts is None:
+        n_parts = chain_parts([cost[k] for k in todo], most, get_executor().slots(cell_threads=1))
+    else:
+        n_parts = [min(int(parts), m) for m in most]
+    cells = [(k, ChainPart(configs[k], i, n)) for k, n in zip(todo, n_parts) for i in range(n)]
+    cells.sort(key=lambda c: -cost[c[0]] / c[1].n_parts)  # longest first (ties keep the input order)
+    done: dict[str, list] = {k: [None] * n for k, n in zip(todo, n_parts)}
+
+    def save(j: int, result: tuple[pd.DataFrame | None, dict]) -> None:  # in the driver, as each part finishes
+        key, item = cells[j]
+        done[key][item.part] = result
+        if all(p is not None for p in done[key]):  # the run's last part: the run is stored, as one entry
+            merged = _merge_parts(configs[key], done.pop(key))
+            store.save(configs[key], {"chains": merged[0], "stats": merged[1]})
+            got[key] = merged
+
+    run_cells(functools.partial(_compute_part, progress=progress), [item for _, item in cells],
+              desc="editor chains (dataset x editor" + (" x part)" if len(cells) > len(todo) else ")"),
+              on_result=save, cell_threads=1)
     return [got[k] for k in keys]
 
 
