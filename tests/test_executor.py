@@ -548,7 +548,7 @@ def _cebab_parts_run(monkeypatch, root, pooled: bool, cebab_parquet) -> dict:
         else:
             out = [r for m, t, sp, ss in PARTS for r in ct.train_cebab_seeds(m, t, sp, ss, profile="quick")]
     assert [len(items) for items in maps] == ([4] if pooled else [2])
-    dev = ct._frames("binary", "exclusive", ct.get_profile("quick"))[1]["text"].tolist()
+    dev = ct.task_frames("binary", "exclusive", ct.get_profile("quick"))[1]["text"].tolist()
     got = {}
     for r in out:
         m = r.metrics

@@ -743,7 +743,7 @@ def test_cebab_classifier_damaged_is_named_and_retrained(dirs, monkeypatch):
         return real_build(*a, **k)
 
     monkeypatch.setattr(ct, "build", build)
-    monkeypatch.setattr(ct, "_frames", lambda task, split, prof: (_toy_frame(), _toy_frame(1), _toy_frame(1)))
+    monkeypatch.setattr(ct, "task_frames", lambda task, split, prof: (_toy_frame(), _toy_frame(1), _toy_frame(1)))
     first = ct.train_cebab("logreg", "binary", seed=3, profile="quick")
     assert ct.train_cebab("logreg", "binary", seed=3, profile="quick").model.fingerprint() == first.model.fingerprint()
     assert len(trained) == 1

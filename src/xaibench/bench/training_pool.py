@@ -33,7 +33,7 @@ PROFILE = Profile("bench-pool", max_train=256, max_eval=128, max_epochs=1, patie
 def _digest(res) -> str:
     """What a trained classifier is: its weights' fingerprint, its stored metrics but the measured seconds, and its
     probabilities on the test texts."""
-    from ..models.cebab_training import _frames
+    from ..models.cebab_training import task_frames
 
     m = json.loads((res.folder / "metrics.json").read_text())
     m.pop("train_seconds")
@@ -41,7 +41,7 @@ def _digest(res) -> str:
     hist.pop("train_seconds", None)
     for e in hist.get("epochs", []):
         e.pop("seconds", None)
-    test = _frames(m["task"], m["split"], PROFILE)[2]
+    test = task_frames(m["task"], m["split"], PROFILE)[2]
     proba = (res.model.predict_proba(test["text"], test["aspect"]) if m["task"] == "absa"
              else res.model.predict_proba(test["text"].tolist()))
     h = hashlib.sha256(json.dumps(m, sort_keys=True, default=str).encode())

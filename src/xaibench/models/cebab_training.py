@@ -66,7 +66,7 @@ class TrainedModel:
     folder: Any
 
 
-def _frames(task: str, split: str, profile: Profile) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def task_frames(task: str, split: str, profile: Profile) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     from ..data import cebab
 
     if task == "absa":
@@ -234,7 +234,7 @@ def _fit(model: str, task: str, split: str, seed: int, prof: Profile, overrides:
     from .absa import AspectSentimentModel
 
     check_model(model)  # before loading any data: a model no run can build fails here, by name
-    tr, dev, te = _frames(task, split, prof)
+    tr, dev, te = task_frames(task, split, prof)
     kw: dict[str, Any] = {}
     if model not in ("lstm", "logreg", "cnn"):
         kw["epochs"] = scheduled_epochs(len(tr), prof, task)
