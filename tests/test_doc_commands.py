@@ -75,6 +75,7 @@ FORMS = {
     "make human EXPLAINERS=all": "dry",
     # docs/running.md
     'make attribution-gt ATTR_GT_SEEDS="0 1 2"': "dry",
+    "make models-pool": "dry",
     "make quick": "dry",
     "make all": "dry",
     "make test": "dry",
