@@ -109,13 +109,18 @@ def skipped_summary(rows: pd.DataFrame, protocols: Sequence[str]) -> str:
             + markdown_table(skipped))
 
 
+def _fingerprint(path: Path) -> str:
+    """SHA-256 of a committed table's bytes; ``""`` when it does not exist."""
+    from ..utils import sha256_file
+
+    return sha256_file(path) if path.exists() else ""
+
+
 def input_fingerprints(protocols: Sequence[str], tables_dir: Any = None) -> pd.DataFrame:
     """One row per (protocol, table) of the committed tables each of ``protocols`` names in ``paper_tables`` (the
     tables its paper's notebook writes from the results the scorecard reads): ``sha256`` of the CSV's bytes (empty
     when the table does not exist) and its ``rows``.  Notebook 30 saves it as ``scorecard_inputs.csv``; a paper
     report regenerated after the scorecard changes a fingerprint, which :func:`stale_inputs` reports."""
-    import hashlib
-
     from .. import paths, registry
 
     folder = Path(tables_dir) if tables_dir is not None else paths.tables_dir()
@@ -123,26 +128,20 @@ def input_fingerprints(protocols: Sequence[str], tables_dir: Any = None) -> pd.D
     for name in protocols:
         for table in registry.protocols()[name].paper_tables:
             path = folder / f"{table}.csv"
-            data = path.read_bytes() if path.exists() else b""
-            rows.append({"protocol": name, "table": table,
-                         "sha256": hashlib.sha256(data).hexdigest() if data else "",
-                         "rows": max(data.count(b"\n") - 1, 0) if data else 0})
+            rows.append({"protocol": name, "table": table, "sha256": _fingerprint(path),
+                         "rows": max(path.read_bytes().count(b"\n") - 1, 0) if path.exists() else 0})
     return pd.DataFrame(rows, columns=["protocol", "table", "sha256", "rows"])
 
 
 def stale_inputs(recorded: pd.DataFrame, tables_dir: Any = None) -> list[str]:
     """The tables of ``recorded`` (:func:`input_fingerprints` as the scorecard saved it) whose committed CSV no longer
     has the recorded fingerprint: each as ``"<table> (protocol <name>)"``; empty when the scorecard is current."""
-    import hashlib
-
     from .. import paths
 
     folder = Path(tables_dir) if tables_dir is not None else paths.tables_dir()
     out = []
     for r in recorded.itertuples():
-        path = folder / f"{r.table}.csv"
-        now = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
-        if now != (r.sha256 if isinstance(r.sha256, str) else ""):
+        if _fingerprint(folder / f"{r.table}.csv") != (r.sha256 if isinstance(r.sha256, str) else ""):
             out.append(f"{r.table} (protocol {r.protocol})")
     return out
 

@@ -107,7 +107,8 @@ def attr_bars(table: pd.DataFrame):
     if not len(paper) and not len(shares):
         ax.plot([], [], ls="none", label="paper: no number printed")
     ax.set_ylabel("Attr% on correlating articles")
-    ax.tick_params(axis="x", rotation=20)
+    ax.tick_params(axis="x", rotation=30)
+    plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")  # long method names must not overlap
     ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left")
     n_att = int(table.loc[table.method == "attention", "n_runs"].max())
     runs = f"{n_att} attention run" + ("s" if n_att != 1 else "")
