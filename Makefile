@@ -210,10 +210,12 @@ NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(E
 $(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb | attention-gap
 NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)") $(if $(strip $(GROUP_SWEEPS)),-p group_sweeps $(GROUP_SWEEPS))
-.PHONY: attribution-gt attention-gap
-attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
+.PHONY: attribution-gt attention-gap attention-length
+attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap attention-length ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 attention-gap: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention models with the paper's hidden size, training size, longer reviews (figures/tables/attribution_gt_attention_gap*; stored runs are reused)
 	$(SIDE_BY_SIDE)$(PY) -m xaibench.evaluation.attribution_gt.attention_gap --profile $(PROFILE)
+attention-length: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention Attr% against review length, reviews joined 1-8 times (figures/tables/attribution_gt_attention_length*; shares attention-gap's stored runs)
+	$(SIDE_BY_SIDE)$(PY) -m xaibench.evaluation.attribution_gt.attention_length --profile $(PROFILE)
 
 # Counterfactuals of counterfactuals (notebooks 12, 22)
 #: CF_IMDB -- IMDb test reviews fed back through each editor (paper: 500)

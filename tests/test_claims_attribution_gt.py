@@ -465,6 +465,12 @@ def test_article_attention_names_the_gap_experiments(tmp_path):
     out = evaluate(CLAIM["article-attention-attr"], Tables(tmp_path))
     assert out.verdict == "not reproduced"
     assert "of 2 variants" in out.reason and "'long' at 0.500 (+0.414; our setting rerun 0.700)" in out.reason
+    assert "review length" not in out.reason  # no length fit table: nothing
+    pd.DataFrame({"quantity": ["slope", "tokens at 8.6 %"], "ours": [-0.8, 900.0], "ci_low": [-1.1, 500.0],
+                  "ci_high": [-0.5, 2000.0], "n": ["12 runs", "12 runs"]}).to_csv(
+        tmp_path / "attribution_gt_attention_length_fit.csv", index=False)
+    out = evaluate(CLAIM["article-attention-attr"], Tables(tmp_path))
+    assert "log-log slope -0.80 [-1.10, -0.50] over 12 runs" in out.reason and out.verdict == "not reproduced"
 
 
 # ------------------------------------------------------------------------------------------- rationales

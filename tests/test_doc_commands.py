@@ -84,6 +84,7 @@ FORMS = {
     "make lab": "dry",
     "make survey": "dry",
     "make attention-gap": "dry",
+    "make attention-length": "dry",
     "make human": "dry",
     "make --what-if=notebooks/11_local_explainers.ipynb reports/full/11_local_explainers.ipynb": "dry",
     "python -m xaibench.bench cores": "cli",

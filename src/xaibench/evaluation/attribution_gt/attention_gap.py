@@ -43,7 +43,7 @@ VARIANTS = {
 }
 #: seeds of every variant
 VARIANT_SEEDS = (0, 1, 2)
-GAP_VERSION = 2
+GAP_VERSION = 3  # 3: rows carry rho_length_attr
 
 
 class NoStoredGapRuns(RuntimeError):
@@ -66,13 +66,29 @@ def run_variant(df: pd.DataFrame, cfg: TextConfig, seed: int, name: str, **chang
     m.epoch_probe = attention_probe(ds.val, c.n_probe)
     t0 = time.time()
     m.fit(ds.train.texts, ds.train.labels, ds.val.texts, ds.val.labels)
-    summ = te.summarise_shares(te.attention_attr(m, ds.test))
+    att = te.attention_attr(m, ds.test)
+    summ = te.summarise_shares(att)
+    lengths = np.array([len(t.split(" ")) for t in ds.test.texts], dtype=float)
     hist = m.history["epochs"]
     return {"variant": name, "seed": seed, "hidden": c.hidden, "n_train": len(ds.train), "max_epochs": c.max_epochs,
             "concat": concat, "tokens_per_review": float(np.mean([len(t.split(" ")) for t in ds.test.texts])),
             "epochs": len(hist), "val_acc": hist[-1]["dev_acc"], "test_acc": m.accuracy(ds.test.texts, ds.test.labels),
             "attr_articles": summ["corr"], "article_share": summ["share_corr_tokens"],
+            "rho_length_attr": length_rho(lengths, att["corr"].to_numpy(dtype=float)),
             "train_seconds": time.time() - t0, "epoch_history": json.dumps(hist)}
+
+
+def length_rho(lengths: np.ndarray, attr: np.ndarray) -> float:
+    """Spearman correlation, over the test reviews of one run, between a review's length in tokens and its
+    attention Attr% on the articles (NaN where either is constant: nothing to correlate)."""
+    from scipy import stats
+
+    lengths, attr = np.asarray(lengths, dtype=float), np.asarray(attr, dtype=float)
+    if lengths.shape != attr.shape:
+        raise ValueError(f"length_rho: {lengths.shape[0]} lengths but {attr.shape[0]} Attr% values")
+    if len(lengths) < 3 or np.ptp(lengths) == 0 or np.ptp(attr) == 0:
+        return float("nan")
+    return float(stats.spearmanr(lengths, attr).statistic)
 
 
 def run_variants(df: pd.DataFrame, cfg: TextConfig, variants: dict[str, dict], seeds: Sequence[int] = (0,),
@@ -211,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(summary.round(3).to_string(index=False))
 
 
-__all__ = ["VARIANT_KEYS", "PAPER_ATTR", "VARIANTS", "VARIANT_SEEDS", "run_variant", "run_variants", "gap_table",
+__all__ = ["VARIANT_KEYS", "PAPER_ATTR", "VARIANTS", "VARIANT_SEEDS", "run_variant", "length_rho", "run_variants", "gap_table",
            "gap_summary", "save_gap_tables",
            "stored_gap_summary", "NoStoredGapRuns"]
 

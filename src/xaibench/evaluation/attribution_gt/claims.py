@@ -78,6 +78,7 @@ SAL, RUNS, ATT, RAT = ("attribution_gt_saliency", "attribution_gt_image_runs", "
                        "attribution_gt_rationales")
 SAL_RUNS = "attribution_gt_saliency_runs"
 GAP = "attribution_gt_attention_gap"
+LENGTH_FIT = "attribution_gt_attention_length_fit"
 GROUPS, PAIRS = "er-groups", "er"
 MORE_GROUP_RUNS = "more learned species-group runs (or a per-run Attr% table to pair within runs)"
 MORE_RUNS = "more learned species-group runs"
@@ -506,6 +507,18 @@ def _gap_experiments(t: Tables) -> str:
             f"'{near.variant}' at {near.ours:.3f} ({near.ours - PAPER_ARTICLE_ATTR:+.3f}; our setting rerun {base.ours:.3f})")
 
 
+def _length_experiment(t: Tables) -> str:
+    """What the review-length experiment (``attribution_gt_attention_length_fit``) found, for the reason text:
+    the log-log slope of Attr% on review length with its interval."""
+    try:
+        fit = t(LENGTH_FIT)
+    except MissingTable:
+        return ""
+    s = fit.iloc[0]
+    return (f"; Attr% against review length ({LENGTH_FIT}): log-log slope {s.ours:+.2f} "
+            f"[{s.ci_low:+.2f}, {s.ci_high:+.2f}] over {s.n}")
+
+
 @_judge
 def check_article_attention(t: Tables) -> Outcome:
     """Attention Attr% on the article words of the learned runs agrees with the paper's 0.086 within half its
@@ -515,7 +528,8 @@ def check_article_attention(t: Tables) -> Outcome:
     effect = PAPER_ARTICLE_ATTR - PAPER_ARTICLE_SHARE
     out = judge_agrees(iv, PAPER_ARTICLE_ATTR, effect / 2, claimed_effect=effect, what="attention Attr% on articles",
                        more="more learned runs")
-    return Outcome(out.ours, out.verdict, out.reason + _bounded_note(row) + _gap_experiments(t), iv)
+    return Outcome(out.ours, out.verdict, out.reason + _bounded_note(row) + _gap_experiments(t) + _length_experiment(t),
+                   iv)
 
 
 @_judge
