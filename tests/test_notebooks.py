@@ -161,8 +161,26 @@ def _quick_cf_faithfulness_tables_are_the_seed_means():
             assert np.allclose(agg.merge(ceil, on=keys)["tau_ceiling"], agg.merge(ceil, on=keys)["c"])
 
 
+def _predictor_gap_compares_both_predictors_on_the_same_texts():
+    """Notebook 12 runs TextFooler's chains against both predictors on the same texts: per predictor a test accuracy,
+    flip rates after 1 and 3 edits inside their exact intervals, and inc@1 over those texts."""
+    import pandas as pd
+
+    from xaibench import paths
+
+    tab = pd.read_csv(paths.tables_dir() / "cf_feedback_predictor_gap.csv")
+    assert sorted(tab["predictor"].unique()) == ["logreg", "minilm"], tab
+    for p, g in tab.groupby("predictor"):
+        m = g.set_index("metric")
+        assert {"test_accuracy", "flip_rate@1", "flip_rate@3", "inc@1"} <= set(m.index), (p, m.index.tolist())
+        flips = m.loc[["flip_rate@1", "flip_rate@3"]]
+        assert ((flips["ci_low"] <= flips["ours"]) & (flips["ours"] <= flips["ci_high"])).all(), flips
+        assert set(flips["n_texts"]) == {2}  # the smoke run's two reviews, the same for both predictors
+
+
 #: checks of a smoke run's outputs beyond those every notebook gets (the profile is quick while they run)
-QUICK_OUTPUT_CHECKS = {"21": _human_grounded_tables_are_over_seeds,
+QUICK_OUTPUT_CHECKS = {"12": _predictor_gap_compares_both_predictors_on_the_same_texts,
+                       "21": _human_grounded_tables_are_over_seeds,
                        "22": _quick_tradeoff_edits_one_text_of_the_first_dataset,
                        "23": _quick_cf_faithfulness_tables_are_the_seed_means}
 
