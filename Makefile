@@ -214,7 +214,7 @@ NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p
 attribution-gt: $(REPORTS)/13_attention_rationales.ipynb $(REPORTS)/24_attribution_ground_truth.ipynb $(REPORTS)/25_attribution_gt_saliency.ipynb attention-gap attention-length ## Zhou et al.: attention, explainers, rationales, saliency vs semi-natural ground truth
 attention-gap: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention models with the paper's hidden size, training size, longer reviews (figures/tables/attribution_gt_attention_gap*; stored runs are reused)
 	$(SIDE_BY_SIDE)$(PY) -m xaibench.evaluation.attribution_gt.attention_gap --profile $(PROFILE)
-attention-length: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention Attr% against review length, reviews joined 1-8 times (figures/tables/attribution_gt_attention_length*; shares attention-gap's stored runs)
+attention-length: $(DATA_STAMP) ## Zhou et al. Sec. 6.1: attention Attr% against review length, reviews joined 1, 2 and 4 times (figures/tables/attribution_gt_attention_length*; shares attention-gap's stored runs)
 	$(SIDE_BY_SIDE)$(PY) -m xaibench.evaluation.attribution_gt.attention_length --profile $(PROFILE)
 
 # Counterfactuals of counterfactuals (notebooks 12, 22)
