@@ -229,7 +229,7 @@ def test_watermark_glyph_table_pairs_runs_by_glyph_size():
     assert t.paper.isna().all() and t.metric.eq("test_acc").all()
     assert gt.learned_summary(t, "glyph_px", "glyphs of ") == (
         "glyphs of 6: 0 of 2 runs learn (run 8: 0.500 after 20 epochs, run 9: 0.570 after 20 epochs). "
-        "glyphs of 13: 2 of 2 runs learn (run 8: 0.985 after 2 epochs, run 9: 0.960 after 1 epochs).")
+        "glyphs of 13: 2 of 2 runs learn (run 8: 0.985 after 2 epochs, run 9: 0.960 after 1 epoch).")
 
 
 def test_stages_table_pairs_runs_and_states_receptive_fields():

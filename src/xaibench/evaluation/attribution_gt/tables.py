@@ -271,7 +271,8 @@ def learned_summary(tab: pd.DataFrame, by: str, label: str = "") -> str:
     parts = []
     for value, g in tab.groupby(by, sort=False):
         g = g.sort_values("run")
-        runs = ", ".join(f"run {int(r.run)}: {r.test_acc:.3f} after {int(r.epochs)} epochs" for r in g.itertuples())
+        runs = ", ".join(f"run {int(r.run)}: {r.test_acc:.3f} after {int(r.epochs)} epoch{'' if int(r.epochs) == 1 else 's'}"
+                         for r in g.itertuples())
         shown = int(value) if isinstance(value, float) and value.is_integer() else value
         parts.append(f"{label}{shown}: {int(g.learned.sum())} of {len(g)} runs learn ({runs}).")
     return " ".join(parts)
