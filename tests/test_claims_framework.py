@@ -338,6 +338,30 @@ def test_cross_run_compares_verdicts_from_another_runs_tables(tmp_path, monkeypa
     assert s.loc[0, "defects"] == 1 and s.loc[0, "compared"] == 3
 
 
+def test_cross_run_names_the_tables_only_this_run_wrote(tmp_path, monkeypatch):
+    """A claim that reads a table the earlier run did not write says so; one that reads only such tables is no
+    comparison between runs (``table format``, neither changed nor a defect)."""
+    from xaibench.evaluation import claims_stability as S
+
+    cur, old = tmp_path / "cur", tmp_path / "old"
+    cur.mkdir(), old.mkdir()
+    pd.DataFrame({"ours": [0.5]}).to_csv(cur / "t.csv", index=False)
+    pd.DataFrame({"ours": [0.1]}).to_csv(old / "t.csv", index=False)
+    pd.DataFrame({"ours": [0.9]}).to_csv(cur / "v.csv", index=False)
+    claims = [_claim(lambda t: C.judge(_iv(0.8, 1.0), 0.5, ours=float(t("v")["ours"][0])), "newer"),
+              _claim(lambda t: C.judge(_iv(0.8, 1.0), 0.5, ours=float(t("t")["ours"][0] + t("v")["ours"][0])),
+                     "mixed"),
+              _claim(lambda t: C.judge(_iv(0.8, 1.0), 0.5, ours=float(t("t")["ours"][0])), "earlier")]
+    monkeypatch.setattr(C, "paper_claims", lambda paper: ("Toy", claims))
+    other, _ = S.other_tables(cur, old, tmp_path / "mix")
+    assert S.current_only(other) == {"v"}
+    df = S.cross_run("toy", cur, other, "other CPU", "tables of x", current_only=S.current_only(other)).set_index("claim")
+    assert df.loc["newer", "verdict"] == "table format" and not df.loc["newer", "defect"]
+    assert "newer than the earlier run (v)" in df.loc["newer", "note"]
+    assert df.loc["mixed", "verdict"] == "reproduced" and "also reads this run's v" in df.loc["mixed", "note"]
+    assert df.loc["earlier", "note"] == "tables of x"
+
+
 def test_committed_stability_table_meets_the_bar():
     """At least 95 % of the decided verdicts are unchanged under every leave-one-seed-out and between CPUs."""
     root = Path(__file__).resolve().parents[1] / "figures" / "tables"

@@ -318,7 +318,8 @@ class Tables:
 
     ``leave_out`` (``{column: value}``, e.g. ``{"seed": 43}``) drops the matching rows of every table that
     has the column: the claims recomputed without one seed (:func:`stability`).  ``left_out`` counts the
-    rows dropped since the last :meth:`reset`, so a caller can tell whether a claim read per-seed rows.
+    rows dropped since the last :meth:`reset`, so a caller can tell whether a claim read per-seed rows;
+    ``read`` names the tables read since then.
     """
 
     def __init__(self, root: Path | str | None = None, leave_out: dict[str, object] | None = None) -> None:
@@ -326,9 +327,11 @@ class Tables:
         self.leave_out = dict(leave_out or {})
         self._cache: dict[str, pd.DataFrame] = {}
         self.left_out = 0
+        self.read: set[str] = set()
 
     def reset(self) -> None:
         self.left_out = 0
+        self.read = set()
 
     def __call__(self, name: str) -> pd.DataFrame:
         if name not in self._cache:
@@ -336,6 +339,7 @@ class Tables:
             if not path.is_file():
                 raise MissingTable(f"table {path} does not exist yet; run the notebook that writes it")
             self._cache[name] = pd.read_csv(path)
+        self.read.add(name)
         df = self._cache[name]
         for col, value in self.leave_out.items():
             if col in df.columns:
@@ -451,24 +455,11 @@ def stability(paper: str, root: Path | None = None, seed_column: str = "seed") -
     return pd.DataFrame(rows, columns=STABILITY_COLUMNS)
 
 
-class _Recorder(Tables):
-    """A :class:`Tables` that remembers which tables a check read."""
-
-    def __init__(self, root: Path | None) -> None:
-        super().__init__(root)
-        self.read: list[str] = []
-
-    def __call__(self, name: str) -> pd.DataFrame:
-        df = super().__call__(name)  # a table that is missing (MissingTable) is not recorded
-        self.read.append(name)
-        return df
-
-
 def _seeds_read(claim: Claim, root: Path | None, seed_column: str) -> list:
-    rec = _Recorder(root)
-    evaluate(claim, rec)
+    rec = Tables(root)
+    evaluate(claim, rec)  # a table that is missing (MissingTable) is not recorded
     seeds: set = set()
-    for name in dict.fromkeys(rec.read):
+    for name in sorted(rec.read):
         df = rec(name)
         if seed_column in df.columns:
             seeds |= set(df[seed_column].dropna().astype(str))

@@ -85,7 +85,9 @@ def tables_at(commit: str, dest: Path, repo: Path | None = None) -> Path:
 
 def other_tables(current: Path, earlier: Path, dest: Path, adapt=None) -> tuple[Path, list[str]]:
     """``dest``: the current tables with every table the earlier run also wrote replaced by the earlier one
-    (tables the earlier run did not write stay current), then ``adapt(earlier, dest)``."""
+    (tables the earlier run did not write stay current), then ``adapt(earlier, dest)``.  The names of the tables
+    that stay this run's (neither replaced nor written by ``adapt``) go to ``dest/CURRENT_ONLY``
+    (:func:`current_only`)."""
     dest.mkdir(parents=True, exist_ok=True)
     for p in current.glob("*.csv"):
         shutil.copy2(p, dest / p.name)
@@ -94,17 +96,36 @@ def other_tables(current: Path, earlier: Path, dest: Path, adapt=None) -> tuple[
         if (current / p.name).is_file():
             shutil.copy2(p, dest / p.name)
             replaced.append(p.stem)
+    before = {p.stem: p.read_bytes() for p in dest.glob("*.csv") if p.stem not in replaced}
     notes = adapt(earlier, dest) if adapt is not None else []
+    mine = sorted(n for n, blob in before.items() if (dest / f"{n}.csv").is_file()
+                  and (dest / f"{n}.csv").read_bytes() == blob)
+    (dest / CURRENT_ONLY).write_text("\n".join(mine))
     return dest, notes
 
 
-def cross_run(paper: str, current: Path, other: Path, kind: str, note: str = "") -> pd.DataFrame:
-    """Each claim's verdict from the ``current`` tables beside the one from the ``other`` tables."""
+CURRENT_ONLY = "current_only.txt"
+
+
+def current_only(other: Path) -> frozenset[str]:
+    """The tables of an :func:`other_tables` folder that are this run's, not the earlier run's."""
+    f = Path(other) / CURRENT_ONLY
+    return frozenset(f.read_text().split()) if f.is_file() else frozenset()
+
+
+def cross_run(paper: str, current: Path, other: Path, kind: str, note: str = "",
+              current_only: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Each claim's verdict from the ``current`` tables beside the one from the ``other`` tables.
+
+    ``current_only`` names the tables the other run did not write (``other`` holds this run's copy): a claim that
+    reads some of them says so in its note, and one that reads only such tables is not a comparison between
+    runs (``table format``)."""
     _, claims = C.paper_claims(paper)
     now, then = C.Tables(current), C.Tables(other)
     rows = []
     for c in claims:
         a = C.evaluate(c, now)
+        then.reset()
         try:
             b = C.evaluate(c, then).verdict
         except (KeyError, ValueError, IndexError) as err:  # an earlier table without a column the rule reads
@@ -112,6 +133,13 @@ def cross_run(paper: str, current: Path, other: Path, kind: str, note: str = "")
             note_c = f"{note}; earlier tables lack what the rule reads ({type(err).__name__}: {err})".strip("; ")
         else:
             note_c = note
+            mine = sorted(then.read & set(current_only))
+            if mine and then.read <= set(current_only):
+                b = "table format"
+                note_c = f"{note}; every table the rule reads is newer than the earlier run ({', '.join(mine)})"
+            elif mine:
+                note_c = f"{note}; also reads this run's {', '.join(mine)} (the earlier run did not write it)"
+            note_c = note_c.strip("; ")
         changed = b != a.verdict and b != "table format"
         rows.append({"paper": paper, "claim": c.id, "kind": kind, "left_out": "", "n_seeds": "",
                      "verdict_all": a.verdict, "verdict": b, "changed": changed,
@@ -135,7 +163,7 @@ def stability_table(papers=C.PAPERS, root: Path | None = None, repo: Path | None
             earlier = tables_at(spec.commit, Path(tmp) / paper / "earlier", repo)
             other, notes = other_tables(root, earlier, Path(tmp) / paper / "other", spec.adapt)
             note = f"tables of {spec.commit} ({spec.cpus})" + (f"; {'; '.join(notes)}" if notes else "")
-            frames.append(cross_run(paper, root, other, "other CPU", note))
+            frames.append(cross_run(paper, root, other, "other CPU", note, current_only=current_only(other)))
     return pd.concat([f for f in frames if len(f)], ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
 
 
