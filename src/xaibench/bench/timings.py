@@ -234,6 +234,9 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
     out += ["", "## Measuring", "",
             "- `make all` (full profile) ends with `python -m xaibench.bench make_all`, which reads the executed "
             "reports; for a cold figure, run `make all` (or one paper's target) in a fresh clone.",
+            "- A paper's minutes are its own notebooks'. Its target also runs, when their results are absent, the notebooks "
+            "it needs from another paper (`make human` first trains CEBaB's 5-way classifiers, notebook 02, for notebook "
+            "11's heat maps); those count under their own paper, so that `make all` is the sum of the rows.",
             "- `make bench` runs every other benchmark and then this generator; `python -m xaibench.bench <name>` "
             "runs one and writes `figures/tables/bench_<name>.csv` and its `.md`.",
             "- `python -m xaibench.bench make_test` times `make test` from a fresh clone of `HEAD` (minutes).",
