@@ -189,6 +189,11 @@ def test_step_plot_titles_count_texts_per_panel():
     assert titles == ["(a) minimality, symlog", "(d) base-LM NLL (1 text)"]
     assert fig._suptitle.get_text() == "Figure 3 (3 texts per editor)"
     plt.close(fig)
+    # base-LM fluency on every text at step 1 (Table 3's step) but on one at step 2: the title gives the range
+    rows = [{**r, "nll_base": 1.0 + r["step"] if (r["text_id"] == 0 or r["step"] == 1) else float("nan")} for r in rows]
+    fig = R.plot_steps(pd.DataFrame(rows), "imdb", [("nll_base", "(d) base-LM NLL")], "Figure 3")
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == ["(d) base-LM NLL (1-3 texts by step)"]
+    plt.close(fig)
 
 
 def test_step_plot_shows_outliers_and_means_on_a_symlog_axis():

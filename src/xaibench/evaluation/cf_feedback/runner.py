@@ -847,6 +847,15 @@ def _texts_per_editor(frame: pd.DataFrame) -> int:
     return int(frame.groupby("editor")["text_id"].nunique().max())
 
 
+def _texts_range(frame: pd.DataFrame) -> tuple[int, int]:
+    """The fewest and the most texts an (editor, step) box of ``frame`` holds ((0, 0) for an empty frame): they differ
+    where some steps are scored on more texts (base-LM fluency: Table 3's steps)."""
+    if "text_id" not in frame.columns or not len(frame):
+        return 0, 0
+    per = frame.groupby(["editor", "step"])["text_id"].nunique()
+    return int(per.min()), int(per.max())
+
+
 #: per-step columns drawn on a symmetric-log axis (zeros and a few very large values: Polyjuice's step-1 inc)
 SYMLOG_COLUMNS = ("minimality", "inc")
 #: per-step columns whose quantity the paper prints: column -> (paper table, metric of cf_feedback.csv).  Table 1's
@@ -926,9 +935,10 @@ def plot_steps(frame: pd.DataFrame, dataset: str, metrics: Sequence[tuple[str, s
             ax.set_yscale("symlog", linthresh=1.0)
             if len(data) and data[col].min() >= 0:  # counts and distances: no empty negative half
                 ax.set_ylim(bottom=0)
-        k = _texts_per_editor(data)  # a panel scored on fewer texts (base-LM fluency) says so
+        lo, hi = _texts_range(data)  # a panel scored on fewer texts, at some steps or all (base-LM fluency), says so
         label = f"{label}, symlog" if col in SYMLOG_COLUMNS else label
-        ax.set_title(f"{label} ({k} text{'s' if k != 1 else ''})" if k < n else label)
+        texts = f"{hi} text{'s' if hi != 1 else ''}" if lo == hi else f"{lo}-{hi} texts by step"
+        ax.set_title(f"{label} ({texts})" if lo < n else label)
         ax.set_xlabel("feedback step")
         ax.set_ylabel("")
         if ax is not axes[0][-1] and ax.get_legend():
