@@ -26,6 +26,8 @@ export XAIBENCH_DEVICE ?= auto
 #: XAIBENCH_THREADS -- torch CPU threads for training and inference, an integer >= 1 (unset: 2; results depend on it, so it is pinned)
 #: XAIBENCH_SCHEDULER -- where the independent cells (model x task x seed, runs) run: processes[:N] (local processes, at least two: figures/tables/bench_cores.csv) | serial | dask-local:N | tcp://host:port (a Dask scheduler); results are identical
 export XAIBENCH_SCHEDULER ?= processes
+#: XAIBENCH_LEVERS -- result-changing speed levers, off by default: some of bf16 channels_last fused_adam (xaibench.levers); a run with any writes everything below reports/[quick/]levers-<names>/, and `make levers` compares it with the float32 results
+export XAIBENCH_LEVERS ?=
 #: XAIBENCH_PLUGINS -- modules or .py files that register your explainers or protocols (docs/extending.md), imported by every notebook
 # (.py paths made absolute: the notebooks run in notebooks/)
 override XAIBENCH_PLUGINS := $(foreach p,$(XAIBENCH_PLUGINS),$(if $(filter %.py,$(p)),$(abspath $(p)),$(p)))
@@ -39,7 +41,13 @@ VENV ?= .venv
 
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
-REPORTS := reports/$(PROFILE)
+# where a run's outputs go below reports/ (xaibench.paths.run_dir): the profile unless full, then levers-<sorted names>
+comma := ,
+empty :=
+space := $(empty) $(empty)
+LEVER_TAG = $(if $(strip $(XAIBENCH_LEVERS)),levers-$(subst $(space),+,$(sort $(subst $(comma),$(space),$(XAIBENCH_LEVERS)))))
+RUN_DIR = $(patsubst %/,%,$(if $(filter full,$(PROFILE)),,$(PROFILE)/)$(LEVER_TAG))
+REPORTS := reports/$(or $(RUN_DIR),$(PROFILE))
 #: HF_HUB_OFFLINE -- 1: Hugging Face models load from the local cache only, never from the hub
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
@@ -55,7 +63,7 @@ export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(J
 # package stores into a data/ folder this list lacks.
 ifndef XAIBENCH_MAKE_RUN
 XAIBENCH_MAKE_RUN := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)-$(shell echo $$PPID)
-XAIBENCH_MAKE_COLD := $(if $(filter-out data/cache/params,$(wildcard $(addprefix $(if $(filter full,$(PROFILE)),,reports/$(PROFILE)/)data/,models/* results/* studies/*) data/cache/*)),no,yes)
+XAIBENCH_MAKE_COLD := $(if $(filter-out data/cache/params,$(wildcard $(addprefix $(if $(RUN_DIR),reports/$(RUN_DIR)/)data/,models/* results/* studies/*) data/cache/*)),no,yes)
 endif
 export XAIBENCH_MAKE_RUN XAIBENCH_MAKE_COLD
 
@@ -83,7 +91,7 @@ nb_params = -p profile $(PROFILE) $(if $(filter undefined,$(origin NB_PARAMS_$(1
 # it records (make faithfulness SEEDS=43 after a run with the default seeds).  Each report's parameter stamp is refreshed on every
 # make run, under make -n too (+): made newer than the report when they differ (with a notice), else
 # no newer than it, so a fresh clone does not rerun reports recorded with the requested parameters.
-PARAM_STAMPS := data/cache/params/$(PROFILE)
+PARAM_STAMPS := data/cache/params/$(or $(RUN_DIR),$(PROFILE))
 .PHONY: FORCE
 $(PARAM_STAMPS)/%.params: FORCE | check-params
 	+@if test -x $(PY); then $(PY) -m xaibench.reports params $(REPORTS)/$*.ipynb $@ $(call nb_params,$*); \
@@ -101,7 +109,7 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 	INCLUSIVE_SEEDS='$(INCLUSIVE_SEEDS)' ATTR_GT_SEEDS='$(ATTR_GT_SEEDS)' GE_SEEDS='$(GE_SEEDS)' HG_SEEDS='$(HG_SEEDS)' MODEL='$(MODEL)' MODELS='$(MODELS)' \
 	ABSA_MODEL='$(ABSA_MODEL)' TASKS='$(TASKS)' CF_IMDB='$(CF_IMDB)' CF_NEWSGROUPS='$(CF_NEWSGROUPS)' \
 	XAIBENCH_PLUGINS='$(XAIBENCH_PLUGINS)' EXPLAINERS='$(EXPLAINERS)' SCORECARD_SEEDS='$(SCORECARD_SEEDS)' GROUP_SWEEPS='$(GROUP_SWEEPS)' \
-	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)' XAIBENCH_SCHEDULER='$(XAIBENCH_SCHEDULER)'; \
+	XAIBENCH_DEVICE='$(XAIBENCH_DEVICE)' XAIBENCH_THREADS='$(XAIBENCH_THREADS)' XAIBENCH_SCHEDULER='$(XAIBENCH_SCHEDULER)' XAIBENCH_LEVERS='$(XAIBENCH_LEVERS)'; \
 	else echo "parameters are checked once $(VENV) exists (make env)"; fi
 
 # ---- environment and data -------------------------------------------------------------------
@@ -243,6 +251,10 @@ quick: ## smoke run of every notebook on tiny subsets (outputs under reports/qui
 .PHONY: claims
 claims: $(STAMP) ## regenerate every paper's claims table from the committed tables, refresh the claims cell of each committed report and the README status section
 	$(PY) -m xaibench.reports claims
+
+.PHONY: levers
+levers: $(STAMP) ## compare each lever run (make <paper> XAIBENCH_LEVERS=bf16 writes reports/levers-bf16/) with the float32 tables: figures/tables/levers*.csv
+	$(PY) -m xaibench.evaluation.levers
 
 # ---- tests and benchmarks ---------------------------------------------------------------------
 # pytest prints each test as it starts and the slowest ones at the end (not only dots)

@@ -90,6 +90,8 @@ FORMS = {
     "python -m xaibench.bench cores": "cli",
     "python -m xaibench.bench precision": "cli",
     "make -j2 all": "dry",
+    "make faithfulness XAIBENCH_LEVERS=bf16": "dry",
+    "make levers": "dry",
     "python -m xaibench.data fetch --verify --all": "run",
 }
 

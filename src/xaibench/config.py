@@ -202,16 +202,18 @@ NOTEBOOK_PARAMETERS = {
 def check_notebook_parameters(params: dict[str, Any]) -> None:
     """Fail fast, before any work, on a notebook parameter no run can use (seeds that are not integers
     >= 0, sample sizes < 1) and on invalid ``XAIBENCH_DEVICE`` / ``XAIBENCH_THREADS`` /
-    ``XAIBENCH_SCHEDULER``.  ``params``: the notebook's namespace (only the names of :data:`NOTEBOOK_PARAMETERS` are read).  The errors name the
+    ``XAIBENCH_SCHEDULER`` / ``XAIBENCH_LEVERS``.  ``params``: the notebook's namespace (only the names of :data:`NOTEBOOK_PARAMETERS` are read).  The errors name the
     notebook parameter and the Make variable that sets it."""
     import os
 
     from .device import check_device, check_threads
     from .executor import check_scheduler
+    from .levers import check_levers
 
     check_device(os.environ.get("XAIBENCH_DEVICE"))
     check_threads(os.environ.get("XAIBENCH_THREADS"))
     check_scheduler(os.environ.get("XAIBENCH_SCHEDULER"))
+    check_levers(os.environ.get("XAIBENCH_LEVERS"))
     for param, (make_var, check) in NOTEBOOK_PARAMETERS.items():
         if param in params:
             try:

@@ -194,6 +194,12 @@ def load_average() -> float:
 
 
 def machine_info() -> dict[str, Any]:
-    """What a reader needs to compare run times: cores, CPU model, GPU, the device switch."""
-    return {"cpus": os.cpu_count(), "cpu_model": cpu_model(), "gpu": gpu_name(),
+    """What a reader needs to compare run times: cores, CPU model, GPU, the device switch, and the result-changing
+    levers where any is on (:mod:`xaibench.levers`)."""
+    from .levers import active
+
+    info = {"cpus": os.cpu_count(), "cpu_model": cpu_model(), "gpu": gpu_name(),
             "xaibench_device": os.environ.get("XAIBENCH_DEVICE") or "auto"}
+    if active():
+        info["xaibench_levers"] = " ".join(active())
+    return info

@@ -30,14 +30,25 @@ def active_profile() -> str:
     return os.environ.get("XAIBENCH_PROFILE", "full") or "full"
 
 
-def profiled(path: Path) -> Path:
-    """``path`` (inside the project) for the active profile: itself in the full profile, else the
-    same place under ``reports/<profile>/``, so smoke runs never overwrite real outputs
-    (figures/, data/models/, data/results/, data/studies/)."""
+def run_dir() -> str:
+    """Where the active run's outputs go, relative to ``reports/``: ``""`` for the full profile without levers
+    (the project's own folders), else ``<profile>``, ``levers-<names>`` or ``<profile>/levers-<names>``
+    (:mod:`xaibench.levers`)."""
+    from .levers import tag
+
     prof = active_profile()
-    if prof == "full":
+    return "/".join(p for p in ("" if prof == "full" else prof, tag()) if p)
+
+
+def profiled(path: Path) -> Path:
+    """``path`` (inside the project) for the active run: itself in the full profile, else the same place under
+    ``reports/<profile>/`` (and under ``levers-<names>/`` with result-changing levers on, :func:`run_dir`), so
+    smoke runs and lever runs never overwrite real outputs (figures/, data/models/, data/results/,
+    data/studies/)."""
+    where = run_dir()
+    if not where:
         return path
-    return project_root() / "reports" / prof / path.relative_to(project_root())
+    return project_root() / "reports" / where / path.relative_to(project_root())
 
 
 def data_dir() -> Path:

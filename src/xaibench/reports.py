@@ -498,7 +498,7 @@ def _now_ns() -> int:
 #: the Make parameters :func:`check_make_params` knows
 MAKE_PARAMS = ("PROFILE", "SEEDS", "INCLUSIVE_SEEDS", "ATTR_GT_SEEDS", "GE_SEEDS", "HG_SEEDS", "MODEL", "MODELS", "ABSA_MODEL", "TASKS",
                "CF_IMDB", "CF_NEWSGROUPS", "XAIBENCH_PLUGINS", "EXPLAINERS", "SCORECARD_SEEDS", "GROUP_SWEEPS", "XAIBENCH_DEVICE", "XAIBENCH_THREADS",
-               "XAIBENCH_SCHEDULER")
+               "XAIBENCH_SCHEDULER", "XAIBENCH_LEVERS")
 
 
 def check_make_param(name: str, value: str) -> None:
@@ -553,6 +553,10 @@ def check_make_param(name: str, value: str) -> None:
         from .executor import check_scheduler
 
         check_scheduler(value)
+    elif name == "XAIBENCH_LEVERS":
+        from .levers import check_levers
+
+        check_levers(value)
     else:
         raise ValueError(f"unknown parameter {name}; known: {', '.join(MAKE_PARAMS)}")
 

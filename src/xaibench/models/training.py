@@ -13,6 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import levers
+from ..device import module_device
 from ..progress import progress
 from ..utils import set_seed
 
@@ -66,8 +68,9 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
     params = [p for p in (parameters if parameters is not None else module.parameters()) if p.requires_grad]
     opt_cls = torch.optim.AdamW if cfg.optimizer == "adamw" else torch.optim.Adam
     # foreach: the multi-tensor step, bit for bit the weights of the per-parameter loop torch defaults to on a
-    # CPU, in a few large kernels instead of several small ones per parameter (fused=True rounds differently)
-    opt = opt_cls(params, lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=True)
+    # CPU, in a few large kernels instead of several small ones per parameter (fused=True rounds differently: the
+    # fused_adam lever, off by default, xaibench.levers)
+    opt = opt_cls(params, lr=cfg.lr, weight_decay=cfg.weight_decay, **levers.optimizer_kwargs())
     lengths = np.array([len(t) for t in texts])
     n_steps = cfg.epochs * int(np.ceil(len(texts) / cfg.batch_size))
     warm = int(cfg.warmup_ratio * n_steps)
@@ -75,6 +78,7 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
         opt, lambda s: min(1.0, (s + 1) / max(1, warm)) * max(0.0, (n_steps - s) / max(1, n_steps - warm))
         if warm else max(0.0, (n_steps - s) / n_steps))
     loss_fn = torch.nn.CrossEntropyLoss()
+    device = module_device(module)
     hist: dict[str, Any] = {"epochs": [], "best_epoch": None, "best_dev_f1": None}
     best_state, best_f1, bad = None, -1.0, 0
     t0 = time.time()
@@ -85,9 +89,10 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
         for idx in progress(batches, desc=f"{desc} epoch {epoch + 1}/{cfg.epochs}", leave=False):
             ids, mask = encode([texts[i] for i in idx])
             opt.zero_grad()
-            logits = module(ids, mask)
-            # labels go where the logits are (the module's device: XAIBENCH_DEVICE)
-            loss = loss_fn(logits, torch.as_tensor(labels[idx], dtype=torch.long, device=logits.device))
+            with levers.autocast(device):  # bfloat16 only with the bf16 lever
+                logits = module(ids, mask)
+                # labels go where the logits are (the module's device: XAIBENCH_DEVICE)
+                loss = loss_fn(logits, torch.as_tensor(labels[idx], dtype=torch.long, device=logits.device))
             loss.backward()
             if cfg.max_grad_norm:
                 torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)

@@ -283,6 +283,7 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
 
     import torch
 
+    from ... import levers
     from ...device import place, torch_device
     from ...models.resnet_small import SmallResNet, normalise
     from ...utils import set_seed
@@ -305,8 +306,10 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
     fixed = {k: _apply(sp[k][0], new[k], manip, S, np.random.default_rng(seed + 1), train=False) for k in ("val", "test")}
     dev = torch_device()
     xv, xt = normalise(fixed["val"]).to(dev), normalise(fixed["test"]).to(dev)
-    model = place(SmallResNet(2, cfg.widths))
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
+    model = levers.memory_format(place(SmallResNet(2, cfg.widths)))  # channels-last only with that lever
+    # the per-parameter step (torch's CPU default) unless the fused_adam lever is on (xaibench.levers)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4,
+                           **({"fused": True} if "fused_adam" in levers.active() else {}))
     y_train = torch.as_tensor(new["train"], device=dev)
     # the explained test images: class-balanced, shuffled, own seed (the training draws stay unchanged)
     pick_rng = np.random.default_rng(seed + 2)
@@ -324,7 +327,8 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
         perm = rng.permutation(len(xtr))
         for i in range(0, len(perm), cfg.batch_size):
             b = perm[i:i + cfg.batch_size]
-            loss = torch.nn.functional.cross_entropy(model(xtr[b]), y_train[b])
+            with levers.autocast(dev):  # bfloat16 only with the bf16 lever
+                loss = torch.nn.functional.cross_entropy(model(levers.memory_format(xtr[b])), y_train[b])
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -146,6 +146,7 @@ class CausaLMExplainer(FittedConceptExplainer):
         task, plus the adversarial task on ``aspect`` unless ``y_tc`` is ``None`` (the factual model)."""
         import torch
 
+        from ... import levers
         from ...models.training import length_bucketed_batches
         from ...progress import progress
         from ...utils import set_seed
@@ -159,7 +160,8 @@ class CausaLMExplainer(FittedConceptExplainer):
             p.requires_grad_(True)
         opt = torch.optim.Adam([{"params": list(module.parameters()), "lr": self.lr},
                                 {"params": list(tc_head.parameters()) + list(cc_head.parameters()),
-                                 "lr": self.head_lr}])
+                                 "lr": self.head_lr}],
+                               **({"fused": True} if "fused_adam" in levers.active() else {}))
         reverse = _grad_reverse()
         ce = torch.nn.CrossEntropyLoss(ignore_index=-1)
         rng = np.random.default_rng(self.seed)
@@ -171,7 +173,8 @@ class CausaLMExplainer(FittedConceptExplainer):
             batches = length_bucketed_batches(lengths, self.batch_size, rng)
             for idx in progress(batches, desc=f"CausaLM {aspect} epoch {epoch + 1}/{self.epochs}", leave=False):
                 ids, mask = self.model.encode([texts[i] for i in idx])
-                h = module.features(ids, mask).float()
+                with levers.autocast(device):  # bfloat16 only with the bf16 lever (xaibench.levers)
+                    h = module.features(ids, mask).float()
                 c = torch.as_tensor(y_cc[idx], device=h.device)
                 loss = h.sum() * 0.0
                 if y_tc is not None:

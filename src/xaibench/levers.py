@@ -1,0 +1,90 @@
+"""Result-changing speed levers, off by default and admitted only by evidence.
+
+``XAIBENCH_LEVERS`` (Make: ``LEVERS``) names zero or more of :data:`LEVERS`, separated by spaces or commas:
+
+- ``bf16``: forward pass and loss of every training step under ``torch.autocast`` in bfloat16 (fast where the
+  CPU has AMX or AVX-512 BF16 units, and on GPUs); the weights, the optimiser and all evaluation stay float32;
+- ``channels_last``: image models and their training batches in the channels-last memory layout (a different
+  convolution kernel, same arithmetic up to rounding);
+- ``fused_adam``: Adam/AdamW's fused single-kernel step instead of the multi-tensor (``foreach``) step, which
+  rounds differently.
+
+Each lever moves the trained weights by rounding, so every number downstream moves a little; how far, against
+the spread over seeds, and whether any verdict changes, is what :mod:`xaibench.evaluation.levers` measures
+(``figures/tables/levers.csv``).  They act on the training loops that dominate the run time: the shared
+classifier loop (:func:`xaibench.models.training.train_loop`: CEBaB's MiniLM and LSTM, the other text
+classifiers trained through it), CausaLM's adversarial fine-tuning and Zhou et al.'s image runs.
+
+A run with levers writes every output (models, stored results, figures, tables, executed reports) below
+``reports/[<profile>/]levers-<names>/`` (:func:`xaibench.paths.profiled`), never over the float32 results.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from typing import Any
+
+#: lever name -> what it changes
+LEVERS = {
+    "bf16": "training forward pass and loss under bfloat16 autocast",
+    "channels_last": "image models and batches in the channels-last memory layout",
+    "fused_adam": "the fused single-kernel Adam/AdamW step",
+}
+
+
+def check_levers(raw: Any) -> tuple[str, ...]:
+    """``raw`` (a value of ``XAIBENCH_LEVERS``; empty or ``None``: none) as the sorted tuple of lever names,
+    else a ``ValueError`` naming the variable, the value and the levers there are."""
+    text = "" if raw is None else str(raw)
+    words = [w for w in re.split(r"[\s,]+", text.strip()) if w]
+    bad = [w for w in words if w not in LEVERS]
+    if bad:
+        raise ValueError(f"XAIBENCH_LEVERS={text!r}: {', '.join(map(repr, bad))} is not a lever; use none (empty) "
+                         f"or some of {', '.join(LEVERS)}, e.g. XAIBENCH_LEVERS=bf16")
+    return tuple(sorted(set(words)))
+
+
+def active() -> tuple[str, ...]:
+    """The levers ``XAIBENCH_LEVERS`` switches on (none by default)."""
+    return check_levers(os.environ.get("XAIBENCH_LEVERS"))
+
+
+def tag(levers: tuple[str, ...] | None = None) -> str:
+    """The output folder of a run with ``levers`` (default: the active ones): ``levers-bf16+channels_last``, or
+    ``""`` without levers."""
+    levers = active() if levers is None else tuple(sorted(levers))
+    return "levers-" + "+".join(levers) if levers else ""
+
+
+def autocast(device: Any):
+    """A context for one training step's forward pass and loss: bfloat16 autocast on ``device``'s type with the
+    ``bf16`` lever, else a no-op."""
+    if "bf16" not in active():
+        return contextlib.nullcontext()
+    import torch
+
+    return torch.autocast(device_type=torch.device(device).type, dtype=torch.bfloat16)
+
+
+def optimizer_kwargs() -> dict[str, bool]:
+    """Keyword arguments for Adam/AdamW: ``fused=True`` with the ``fused_adam`` lever, else ``foreach=True`` (the
+    multi-tensor step, bit for bit the weights of the per-parameter loop)."""
+    return {"fused": True} if "fused_adam" in active() else {"foreach": True}
+
+
+def memory_format(x):
+    """``x`` (an image model or a 4-d batch) in the channels-last layout with the ``channels_last`` lever, else
+    unchanged.  Other tensors pass through."""
+    if "channels_last" not in active():
+        return x
+    import torch
+
+    if isinstance(x, torch.nn.Module):
+        return x.to(memory_format=torch.channels_last)
+    if isinstance(x, torch.Tensor) and x.dim() == 4:
+        return x.contiguous(memory_format=torch.channels_last)
+    return x
+
+
+__all__ = ["LEVERS", "check_levers", "active", "tag", "autocast", "optimizer_kwargs", "memory_format"]
