@@ -254,3 +254,19 @@ def test_make_test_bench_clones_head_with_the_data_mirror_beside_it(tmp_path, mo
                           text=True).stdout.strip()
     assert commit == head and (dest / "x" / "Makefile").exists()
     assert (dest / "shared" / "data").resolve() == mirror.resolve()  # ../shared/data from the clone
+
+
+def test_a_report_rerun_on_stored_results_counts_the_cold_runs_time():
+    """make_all_cold_times replaces a listed report's warm rerun time with the cold run's, marked cold; others stay."""
+    import pandas as pd
+
+    from xaibench.bench.make_all import one_cold_run, with_cold_times
+
+    df = pd.DataFrame({"notebook": ["10_x", "20_y"], "wall_seconds": [300.0, 20.8], "make_run": ["A", "B"],
+                       "cold_start": [True, False], "cpus": [2, 2], "cpu_model": ["m", "m"]})
+    cold = pd.DataFrame({"notebook": ["20_y", "99_absent"], "wall_seconds": [2900.0, 1.0], "make_run": ["A", "C"],
+                         "cpus": [2, 2], "cpu_model": ["m", "m"], "note": ["stopped at its last cell", "x"]})
+    out = with_cold_times(df, cold)
+    assert out["wall_seconds"].tolist() == [300.0, 2900.0] and out["make_run"].tolist() == ["A", "A"]
+    assert out["time_from"].tolist() == ["report", "make_all_cold_times: stopped at its last cell"]
+    assert one_cold_run(out) and not one_cold_run(df)

@@ -264,7 +264,8 @@ def test_kendall_tau_per_seed_and_from_the_summary(tmp_path):
         rows = [{"task": "5-way", "model": "minilm", "explainer": e, "metric": "cosine", "seed": s, "ours": v}
                 for e, vs in values.items() for s, v in zip(SEEDS[:3], vs)]
         _write(tmp_path, "cebab_icace_error", _setting(order, paper=order))
-        return _write(tmp_path, CB.ICACE_SEEDS, pd.DataFrame(rows))
+        # as notebook 20 saves it: a tidy table, its ours_std and paper columns empty
+        return _write(tmp_path, CB.ICACE_SEEDS, pd.DataFrame(rows).assign(ours_std=float("nan"), paper=float("nan")))
 
     same = per_seed({e: (v, v + 0.01, v - 0.01) for e, v in order.items()})  # Table 10's order in every seed
     out = _check("ranking-matches-table10", same)

@@ -362,6 +362,27 @@ def test_cross_run_names_the_tables_only_this_run_wrote(tmp_path, monkeypatch):
     assert df.loc["earlier", "note"] == "tables of x"
 
 
+def test_the_earlier_cebab_tables_without_per_seed_rows_are_read_unpaired(tmp_path):
+    """The earlier CEBaB run wrote no per-seed Table 10: the mixed folder drops the current one (the rules then fall
+    back to Welch intervals from the earlier means and stds), says so, and does not count it as this run's."""
+    from xaibench.evaluation import claims_stability as S
+
+    cur, old = tmp_path / "cur", tmp_path / "old"
+    cur.mkdir(), old.mkdir()
+    for name in ("cebab_icace_error", "cebab_icace_error_per_seed"):
+        pd.DataFrame({"ours": [0.5]}).to_csv(cur / f"{name}.csv", index=False)
+    pd.DataFrame({"ours": [0.4]}).to_csv(old / "cebab_icace_error.csv", index=False)
+    other, notes = S.other_tables(cur, old, tmp_path / "mix", S.OTHER_CPU["cebab"].adapt)
+    assert sorted(p.name for p in other.glob("*.csv")) == ["cebab_icace_error.csv"]
+    assert pd.read_csv(other / "cebab_icace_error.csv")["ours"].tolist() == [0.4]
+    assert notes == ["no per-seed Table 10 in the earlier tables: their leads are unpaired (Welch over seeds)"]
+    assert S.current_only(other) == frozenset()
+    # an earlier run that wrote it keeps its own
+    pd.DataFrame({"ours": [0.3]}).to_csv(old / "cebab_icace_error_per_seed.csv", index=False)
+    other, notes = S.other_tables(cur, old, tmp_path / "mix2", S.OTHER_CPU["cebab"].adapt)
+    assert pd.read_csv(other / "cebab_icace_error_per_seed.csv")["ours"].tolist() == [0.3] and notes == []
+
+
 def test_committed_stability_table_meets_the_bar():
     """At least 95 % of the decided verdicts are unchanged under every leave-one-seed-out and between CPUs."""
     root = Path(__file__).resolve().parents[1] / "figures" / "tables"

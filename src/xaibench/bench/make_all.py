@@ -62,7 +62,7 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
                      **{k: machine.get(k) for k in MACHINE_KEYS}})
     if not rows:
         raise ValueError(f"none of the notebooks in {folder} holds a papermill duration")
-    df = pd.DataFrame(rows)
+    df = with_cold_times(pd.DataFrame(rows), cold_times())
     df["cold_start"] = df["cold_start"].astype("boolean")  # empty where the report did not record it
 
     def total(part: pd.DataFrame, paper: str) -> dict:
@@ -78,6 +78,33 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
     totals = [total(part, paper) for paper, part in df.groupby("paper", sort=False)]
     df = pd.concat([df, pd.DataFrame(totals + [total(df, "all papers")])], ignore_index=True)
     df.insert(df.columns.get_loc("wall_seconds") + 1, "wall_minutes", (df["wall_seconds"] / 60).round(1))
+    return df
+
+
+#: reports rerun on the stored results of a cold make run whose papermill run of that notebook finished its work but
+#: not the report (e.g. it stopped at a last cell that only reads the tables): the cold run's papermill time
+COLD_TIMES = "make_all_cold_times"
+COLD_COLUMNS = ["notebook", "wall_seconds", "make_run", "cpus", "cpu_model", "note"]
+
+
+def cold_times(tables_dir: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The committed :data:`COLD_TIMES` table (empty when there is none)."""
+    p = Path(tables_dir if tables_dir is not None else paths.tables_dir()) / f"{COLD_TIMES}.csv"
+    return pd.read_csv(p, keep_default_na=False) if p.is_file() else pd.DataFrame(columns=COLD_COLUMNS)
+
+
+def with_cold_times(df: pd.DataFrame, cold: pd.DataFrame) -> pd.DataFrame:
+    """``df`` (one row per report) with the time, make run and machine of :data:`COLD_TIMES` for each report listed
+    there, marked cold (column ``time_from`` says where each time comes from)."""
+    df = df.assign(time_from="report")
+    for r in cold.itertuples():
+        at = df.index[df["notebook"] == r.notebook]
+        if not len(at):
+            continue
+        df.loc[at, ["wall_seconds", "make_run", "cpus", "cpu_model"]] = [float(r.wall_seconds), r.make_run,
+                                                                        int(r.cpus), r.cpu_model]
+        df.loc[at, "cold_start"] = True
+        df.loc[at, "time_from"] = f"{COLD_TIMES}: {r.note}"
     return df
 
 

@@ -237,6 +237,8 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
             "- A paper's minutes are its own notebooks'. Its target also runs, when their results are absent, the notebooks "
             "it needs from another paper (`make human` first trains CEBaB's 5-way classifiers, notebook 02, for notebook "
             "11's heat maps); those count under their own paper, so that `make all` is the sum of the rows.",
+            "- A report rerun on the stored results of a cold run that did its work but did not finish the report counts "
+            "that cold run's papermill time where `figures/tables/make_all_cold_times.csv` lists it, with the reason.",
             "- `make bench` runs every other benchmark and then this generator; `python -m xaibench.bench <name>` "
             "runs one and writes `figures/tables/bench_<name>.csv` and its `.md`.",
             "- `python -m xaibench.bench make_test` times `make test` from a fresh clone of `HEAD` (minutes).",

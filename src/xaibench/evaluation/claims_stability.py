@@ -55,9 +55,19 @@ def _hg_seed42(old: Path, now: Path) -> list[str]:
     return done
 
 
+def _cebab_unpaired(old: Path, now: Path) -> list[str]:
+    """The earlier CEBaB run wrote no per-seed Table 10: its leads are Welch intervals from the means and stds over
+    seeds (the rules' fallback), not intervals paired over seeds, so the current per-seed table is dropped."""
+    p = now / "cebab_icace_error_per_seed.csv"
+    if p.is_file() and not (old / p.name).is_file():
+        p.unlink()
+        return ["no per-seed Table 10 in the earlier tables: their leads are unpaired (Welch over seeds)"]
+    return []
+
+
 #: per paper, the earlier regeneration on another CPU that its verdicts are recomputed from
 OTHER_CPU = {
-    "cebab": OtherCpu("c7c2a95", "AMD EPYC (family 25) -> Intel Xeon (family 6 model 207)"),
+    "cebab": OtherCpu("7cc13c6", "Intel Xeon (family 6 model 207) -> AMD EPYC (family 26)", _cebab_unpaired),
     "human_grounded": OtherCpu("4f06235^", "AMD EPYC (family 25) -> AMD EPYC (family 26), seed 42", _hg_seed42),
     "cf_feedback": OtherCpu("4f06235^", "AMD EPYC (family 25) -> Intel Xeon (family 6 model 207)"),
     "cf_faithfulness": OtherCpu("4f06235^", "AMD EPYC (family 25) -> Intel Xeon (family 6 model 207)"),

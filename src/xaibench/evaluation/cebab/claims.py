@@ -172,6 +172,8 @@ def _per_seed(tables: Tables) -> pd.DataFrame | None:
         ps = tables(ICACE_SEEDS)
     except MissingTable:
         return None
+    # the key columns and each seed's error (the saved table also carries the tidy value columns, all empty)
+    ps = ps[["task", "model", "explainer", "metric", "seed", "ours"]]
     return ps[ps["explainer"].isin(PAPER_EXPLAINERS)].dropna(subset=["ours"])
 
 
