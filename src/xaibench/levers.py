@@ -67,10 +67,13 @@ def autocast(device: Any):
     return torch.autocast(device_type=torch.device(device).type, dtype=torch.bfloat16)
 
 
-def optimizer_kwargs() -> dict[str, bool]:
+def optimizer_kwargs(foreach: bool = True) -> dict[str, bool]:
     """Keyword arguments for Adam/AdamW: ``fused=True`` with the ``fused_adam`` lever, else ``foreach=True`` (the
-    multi-tensor step, bit for bit the weights of the per-parameter loop)."""
-    return {"fused": True} if "fused_adam" in active() else {"foreach": True}
+    multi-tensor step, bit for bit the weights of the per-parameter loop) or, with ``foreach=False``, none (torch's
+    default step)."""
+    if "fused_adam" in active():
+        return {"fused": True}
+    return {"foreach": True} if foreach else {}
 
 
 def memory_format(x):
