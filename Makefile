@@ -213,9 +213,9 @@ ATTR_GT_SEEDS ?= 0 1 2 3 4 5 6 7 8 9 10
 #: GROUP_SWEEPS -- notebook 25: Figs. 7-8 under the species-group protocol too (on, off; empty = auto: on when a GPU is present; ~2.5 h on 2 CPU cores)
 GROUP_SWEEPS ?=
 NB_PARAMS_13_attention_rationales = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
-# report 24 shows the attention-gap table of the stored variant runs: they run first (order only: stored
+# report 24 shows the attention-gap and attention-length tables of the stored variant runs: they run first (order only: stored
 # runs are reused, and a rerun of the variants alone does not make report 24 stale)
-$(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb | attention-gap
+$(REPORTS)/24_attribution_ground_truth.ipynb: $(REPORTS)/13_attention_rationales.ipynb | attention-gap attention-length
 NB_PARAMS_24_attribution_ground_truth = -p seeds "$(ATTR_GT_SEEDS)" $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 NB_PARAMS_25_attribution_gt_saliency = -p seeds 0 $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)") $(if $(strip $(GROUP_SWEEPS)),-p group_sweeps $(GROUP_SWEEPS))
 .PHONY: attribution-gt attention-gap attention-length

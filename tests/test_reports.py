@@ -100,6 +100,78 @@ def test_bench_make_all_sums_notebooks_per_paper_and_in_total(tmp_path, capsys):
     assert totals.loc["all papers", "cpus"] == "mixed"  # 2 and 16 cores: not one machine
 
 
+def test_record_step_writes_a_record_only_when_the_step_computed_something(tmp_path, monkeypatch):
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    monkeypatch.setenv("XAIBENCH_MAKE_RUN", "2026-11-28T10:00:00Z-42")
+    monkeypatch.setenv("XAIBENCH_MAKE_COLD", "yes")
+    monkeypatch.delenv("XAIBENCH_LEVERS", raising=False)
+    from xaibench.config import use_profile
+
+    use_profile("full")
+    path = reports.record_step("attention-gap", 754.04, 9, "2026-11-28T10:00:05+00:00", {"seeds": [0, 1, 2]})
+    assert path == tmp_path / "reports" / "full" / "steps" / "attention-gap.json"
+    rec = json.loads(path.read_text())
+    assert rec["wall_seconds"] == 754.0 and rec["computed"] == 9 and rec["cold_start"] is True
+    assert rec["make_run"] == "2026-11-28T10:00:00Z-42" and rec["parameters"] == {"seeds": [0, 1, 2]}
+    # a rerun that read every cell from its store keeps the cold record
+    assert reports.record_step("attention-gap", 3.0, 0, "2026-11-28T11:00:00+00:00") is None
+    assert json.loads(path.read_text())["wall_seconds"] == 754.0
+    with pytest.raises(ValueError, match="step name"):
+        reports.record_step("Attention Gap", 1.0, 1, "")
+    with pytest.raises(ValueError, match="must be >= 0"):
+        reports.record_step("attention-gap", -1.0, 1, "")
+    use_profile("quick")  # a smoke run records below its own folder
+    try:
+        assert reports.record_step("attention-gap", 1.0, 1, "").parent == tmp_path / "reports" / "quick" / "steps"
+    finally:
+        use_profile("full")
+
+
+def test_bench_make_all_counts_make_steps_beside_the_notebooks(tmp_path, capsys):
+    from xaibench.bench.make_all import ATTRIBUTION_GT
+
+    _executed(tmp_path / "13_attention_rationales.ipynb", 600.0, run={"id": "A", "cold_start": True})
+    _executed(tmp_path / "25_attribution_gt_saliency.ipynb", 1200.0, run={"id": "A", "cold_start": True})
+    steps = tmp_path / "steps"
+    steps.mkdir()
+    rec = {"step": "attention-gap", "wall_seconds": 300.0, "started": "2026-11-22T21:00:00+00:00", "computed": 9,
+           "parameters": {"seeds": [0, 1, 2]}, "make_run": "A", "cold_start": True, "machine": MACHINE}
+    (steps / "attention-gap.json").write_text(json.dumps(rec))
+    (steps / "attention-length.json").write_text('{"step": "attention-length"')  # damaged: skipped, named
+    df = bench_make_all(tmp_path)
+    assert "skipping" in capsys.readouterr().out
+    rows = df[~df["notebook"].str.startswith("TOTAL")].set_index("notebook")
+    assert rows.loc["make attention-gap", "paper"] == ATTRIBUTION_GT
+    assert rows.loc["make attention-gap", "wall_seconds"] == 300.0
+    totals = df[df["notebook"].str.startswith("TOTAL")].set_index("paper")
+    assert totals.loc[ATTRIBUTION_GT, "wall_seconds"] == 2100.0  # 600 + 1200 + 300
+    assert totals.loc[ATTRIBUTION_GT, "notebook"] == "TOTAL (2 notebooks, 1 make step, one cold make run)"
+    # a step from another make run: the paper's sum is no longer one cold run
+    (steps / "attention-gap.json").write_text(json.dumps({**rec, "make_run": "B"}))
+    totals = bench_make_all(tmp_path).query("notebook.str.startswith('TOTAL')").set_index("paper")
+    assert totals.loc[ATTRIBUTION_GT, "notebook"].endswith("not one recorded cold run)")
+
+
+def test_bench_make_all_carries_each_rows_timing_note(tmp_path, monkeypatch):
+    from xaibench.bench import make_all as M
+
+    _executed(tmp_path / "01_dataset_statistics.ipynb", 60.0)
+    _executed(tmp_path / "21_human_grounded_evaluation.ipynb", 90.0)
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    pd.DataFrame({"notebook": ["21_human_grounded_evaluation", "99_gone"], "note": ["shared cores", "x"]}).to_csv(
+        tables / "make_all_notes.csv", index=False)
+    read = M.notes
+    monkeypatch.setattr(M, "notes", lambda: read(tables))
+    df = bench_make_all(tmp_path).set_index("notebook")
+    assert df.loc["21_human_grounded_evaluation", "note"] == "shared cores"
+    assert df.loc["01_dataset_statistics", "note"] == ""
+    assert (df.loc[df.index.str.startswith("TOTAL"), "note"] == "").all()
+    (tables / "make_all_notes.csv").write_text("notebook,why\n01_x,y\n")
+    with pytest.raises(ValueError, match="columns \\['note'\\] missing"):
+        read(tables)
+
+
 @pytest.mark.parametrize("runs, one_cold", [
     ({"01": ("A", True), "02": ("A", True), "21": ("A", True)}, {CEBAB: True, HUMAN: True, "all papers": True}),
     # the human-grounded report was rerun later on the stored results: only CEBaB's sum is one cold run

@@ -147,6 +147,34 @@ def test_one_row_per_paper_marking_what_is_not_one_cold_make_run():
     assert "5.7 min on an AMD EPYC (family 26 model 2), 2 cores (965 passed, 2 skipped)" in block
 
 
+def test_make_steps_are_named_by_their_target_beside_the_notebooks():
+    amd = "AMD EPYC (family 26 model 2, avx512f)"
+    df = pd.DataFrame([_row("B", "13_z", 20.0, "r2", "True", amd), _row("B", "make attention-gap", 12.0, "r2", "True", amd),
+                       _row("B", "TOTAL (1 notebook, 1 make step, one cold make run)", 32.0, "r2", "True", amd),
+                       _row("all papers", "TOTAL (1 notebook, 1 make step, one cold make run)", 32.0, "r2", "True", amd)]
+                      ).astype({"make_run": str, "cold_start": str})
+    got = T.paper_table(df).set_index("paper")
+    assert got.loc["B", "notebooks"] == "13, attention-gap" and got.loc["B", "note"] == ""
+    block = T.readme_block(df, _make_test())
+    assert "| B | 13, attention-gap | 32.0 | AMD EPYC (family 26 model 2) |" in block
+    assert "All 1 notebook and 1 make step: 32.0 min (1 kind of CPU)" in block
+
+
+def test_a_timing_note_is_shown_beside_its_notebook_and_counted_in_its_papers_row(tmp_path):
+    df = _make_all().assign(note="")
+    df.loc[df["notebook"] == "25_w", "note"] = "timed beside another job"
+    got = T.paper_table(df).set_index("paper")
+    assert got.loc["B", "note"] == "2 cold make runs, not one; 1 caveat in docs/timings.md"
+    assert got.loc["A", "note"] == ""  # no note, one cold make run
+    block = T.readme_block(df, _make_test())
+    assert "1 caveat in docs/timings.md; 2 kinds of CPU" in block
+    assert T.caveat_note(df.drop(columns=["note"])) == ""  # tables written before the column: no caveat
+    df.to_csv(tmp_path / "bench_make_all.csv", index=False)
+    _make_test().to_csv(tmp_path / "bench_make_test.csv", index=False)
+    doc = T.timings_doc(tmp_path, descriptions={})
+    assert "| 25_w |  | 30.0 | r3 | yes | AMD EPYC (family 26 model 2), 2 cores | timed beside another job |" in doc
+
+
 def test_a_cold_start_missing_from_one_notebook_marks_its_paper():
     df = _make_all()
     df.loc[df["notebook"] == "02_y", "cold_start"] = "False"

@@ -1,6 +1,7 @@
 """``python -m xaibench.bench make_all`` (run at the end of ``make all``): what the last full run
 cost -- the wall time of every executed notebook in ``reports/full/`` (papermill's
-``metadata.papermill.duration``), per paper and in total, with the machine that ran it (see
+``metadata.papermill.duration``) and of every make step that runs a module instead of a notebook
+(``reports/full/steps/``, :func:`xaibench.reports.record_step`), per paper and in total, with the machine that ran it (see
 :mod:`xaibench.reports`), in ``figures/tables/bench_make_all.csv``.
 
 Each report also records the ``make`` invocation that ran it (``make_run``: its start time) and whether that
@@ -30,6 +31,32 @@ SCORECARD = "Scorecard (every protocol)"
 PAPERS = {"30": SCORECARD, "01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "20": CEBAB, "11": HUMAN, "21": HUMAN,
           "12": CF_FEEDBACK, "22": CF_FEEDBACK, "23": FAITHFULNESS,
           "13": ATTRIBUTION_GT, "24": ATTRIBUTION_GT, "25": ATTRIBUTION_GT}
+#: which paper each make step belongs to (a target that runs a module, not a notebook, and records its cost with
+#: :func:`xaibench.reports.record_step`); its row's ``notebook`` is :data:`STEP_PREFIX` and the target's name
+STEPS = {"attention-gap": ATTRIBUTION_GT, "attention-length": ATTRIBUTION_GT}
+STEP_PREFIX = "make "
+
+
+def is_step(notebook: object) -> bool:
+    """Whether a row of :func:`bench_make_all` is a make step rather than a notebook."""
+    return str(notebook).startswith(STEP_PREFIX)
+
+
+def step_rows(folder: Path) -> list[dict]:
+    """One row per step record of ``folder`` (:func:`xaibench.reports.read_steps`), as :func:`bench_make_all`
+    writes a notebook's."""
+    from ..reports import read_steps
+
+    rows = []
+    for rec in read_steps(folder):
+        machine = rec["machine"]
+        params = rec.get("parameters") or {}
+        rows.append({"paper": STEPS.get(rec["step"], "other"), "notebook": STEP_PREFIX + rec["step"],
+                     "parameters": json.dumps(params, sort_keys=True) if params else "",
+                     "wall_seconds": round(float(rec["wall_seconds"]), 1), "started": rec.get("started", ""),
+                     "make_run": rec.get("make_run", ""), "cold_start": rec.get("cold_start"),
+                     **{k: machine.get(k) for k in MACHINE_KEYS}})
+    return rows
 
 
 def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -62,18 +89,21 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
                      **{k: machine.get(k) for k in MACHINE_KEYS}})
     if not rows:
         raise ValueError(f"none of the notebooks in {folder} holds a papermill duration")
-    df = with_cold_times(pd.DataFrame(rows), cold_times())
+    rows += step_rows(folder)  # the make steps that run a module (attention-gap, ...)
+    df = with_notes(with_cold_times(pd.DataFrame(rows), cold_times()), notes())
     df["cold_start"] = df["cold_start"].astype("boolean")  # empty where the report did not record it
 
     def total(part: pd.DataFrame, paper: str) -> dict:
         same = {k: (part[k].iloc[0] if part[k].nunique(dropna=False) == 1 else "mixed") for k in MACHINE_KEYS}
-        n = len(part)
+        steps = int(part["notebook"].map(is_step).sum())
+        n = len(part) - steps
         one_cold = one_cold_run(part)
         how = "one cold make run" if one_cold else "not one recorded cold run"
-        return {"paper": paper, "notebook": f"TOTAL ({n} notebook{'' if n == 1 else 's'}, {how})", "parameters": "",
+        what = f"{n} notebook{'' if n == 1 else 's'}" + (f", {steps} make step{'' if steps == 1 else 's'}" if steps else "")
+        return {"paper": paper, "notebook": f"TOTAL ({what}, {how})", "parameters": "",
                 "wall_seconds": round(float(part["wall_seconds"].sum()), 1), "started": part["started"].min(),
                 "make_run": part["make_run"].iloc[0] if part["make_run"].nunique() == 1 else "mixed",
-                "cold_start": one_cold, **same}
+                "cold_start": one_cold, **same, "note": ""}
 
     totals = [total(part, paper) for paper, part in df.groupby("paper", sort=False)]
     df = pd.concat([df, pd.DataFrame(totals + [total(df, "all papers")])], ignore_index=True)
@@ -106,6 +136,28 @@ def with_cold_times(df: pd.DataFrame, cold: pd.DataFrame) -> pd.DataFrame:
         df.loc[at, "cold_start"] = True
         df.loc[at, "time_from"] = f"{COLD_TIMES}: {r.note}"
     return df
+
+
+#: what a reader should know about how a row's time was taken (e.g. another job shared the cores): one note per
+#: notebook or make step, shown beside its time in docs/timings.md and counted in the README's row of its paper
+NOTES = "make_all_notes"
+NOTE_COLUMNS = ["notebook", "note"]
+
+
+def notes(tables_dir: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The committed :data:`NOTES` table (empty when there is none)."""
+    p = Path(tables_dir if tables_dir is not None else paths.tables_dir()) / f"{NOTES}.csv"
+    df = pd.read_csv(p, keep_default_na=False) if p.is_file() else pd.DataFrame(columns=NOTE_COLUMNS)
+    missing = [c for c in NOTE_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{p}: columns {missing} missing; a note table has columns {NOTE_COLUMNS}")
+    return df
+
+
+def with_notes(df: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with a ``note`` column: each row's note from ``table`` (empty where it has none)."""
+    by_name = dict(zip(table["notebook"], table["note"]))
+    return df.assign(note=[str(by_name.get(n, "")) for n in df["notebook"]])
 
 
 def one_cold_run(rows: pd.DataFrame) -> bool:

@@ -68,6 +68,19 @@ def _is_total(notebook: object) -> bool:
     return str(notebook).startswith("TOTAL")
 
 
+def _short(notebook: object) -> str:
+    """How the paper and run tables name a row: a notebook by its two-digit prefix, a make step by its target."""
+    from .make_all import STEP_PREFIX, is_step
+
+    return str(notebook).removeprefix(STEP_PREFIX) if is_step(notebook) else str(notebook)[:2]
+
+
+def _names(notebooks) -> str:
+    """The notebooks' prefixes, then the make steps, comma separated."""
+    short = {_short(nb) for nb in notebooks}
+    return ", ".join(sorted(short, key=lambda x: (not x[:2].isdigit(), x)))
+
+
 def notebook_rows(make_all: pd.DataFrame, paper: str) -> pd.DataFrame:
     """The per-notebook rows (not the TOTALs) of ``paper``."""
     return make_all[(make_all["paper"] == paper) & ~make_all["notebook"].map(_is_total)]
@@ -91,6 +104,17 @@ def cold_note(make_all: pd.DataFrame, paper: str) -> str:
             "recorded")
 
 
+def _notes(rows: pd.DataFrame) -> pd.Series:
+    return rows["note"].fillna("").astype(str) if "note" in rows.columns else pd.Series("", index=rows.index)
+
+
+def caveat_note(rows: pd.DataFrame) -> str:
+    """How many of ``rows`` carry a timing note (``make_all_notes.csv``), pointing to docs/timings.md; empty if
+    none does."""
+    k = int((_notes(rows).str.strip() != "").sum())
+    return f"{_count(k, 'caveat')} in docs/timings.md" if k else ""
+
+
 def paper_table(make_all: pd.DataFrame) -> pd.DataFrame:
     """One row per paper (and the scorecard): paper, notebooks, minutes, CPU, note (empty: one cold make run)."""
     rows = []
@@ -98,9 +122,10 @@ def paper_table(make_all: pd.DataFrame) -> pd.DataFrame:
         paper = total["paper"]
         if paper == ALL_PAPERS:
             continue
-        prefixes = sorted({str(nb)[:2] for nb in notebook_rows(make_all, paper)["notebook"]})
-        rows.append({"paper": paper, "notebooks": ", ".join(prefixes), "minutes": float(total["wall_minutes"]),
-                     "cpu": _cpu(total, cores=False), "cores": _cores(total), "note": cold_note(make_all, paper)})
+        note = "; ".join(n for n in (cold_note(make_all, paper), caveat_note(notebook_rows(make_all, paper))) if n)
+        rows.append({"paper": paper, "notebooks": _names(notebook_rows(make_all, paper)["notebook"]),
+                     "minutes": float(total["wall_minutes"]), "cpu": _cpu(total, cores=False), "cores": _cores(total),
+                     "note": note})
     return pd.DataFrame(rows, columns=["paper", "notebooks", "minutes", "cpu", "cores", "note"])
 
 
@@ -130,10 +155,14 @@ def readme_block(make_all: pd.DataFrame, make_test: pd.DataFrame) -> str:
     total = make_all[(make_all["paper"] == ALL_PAPERS) & make_all["notebook"].map(_is_total)]
     text = "\n".join(lines) + "\n"
     if len(total):
+        from .make_all import is_step
+
         notebooks = make_all[~make_all["notebook"].map(_is_total)]
-        note = cold_note(make_all, ALL_PAPERS)
+        note = "; ".join(n for n in (cold_note(make_all, ALL_PAPERS), caveat_note(notebooks)) if n)
         n_cpus = len({_cpu(r) for _, r in notebooks.iterrows()})
-        text += (f"\nAll {len(notebooks)} notebooks: {_minutes(float(total.iloc[0]['wall_minutes']))} min "
+        steps = int(notebooks["notebook"].map(is_step).sum())
+        what = f"All {_count(len(notebooks) - steps, 'notebook')}" + (f" and {_count(steps, 'make step')}" if steps else "")
+        text += (f"\n{what}: {_minutes(float(total.iloc[0]['wall_minutes']))} min "
                  f"({note + '; ' if note else ''}{n_cpus} kind{'' if n_cpus == 1 else 's'} of CPU), "
                  "without the environment and data.\n")
     return text + "\n" + make_test_sentence(make_test) + "\n"
@@ -152,7 +181,7 @@ def _run_table(make_all: pd.DataFrame) -> list[str]:
     for run, part in rows.groupby("make_run", sort=True):
         cold = "yes" if run and part["cold_start"].map(_cold).all() else ("no" if run else "not recorded")
         cpus = sorted({_cpu(r) for _, r in part.iterrows()})
-        notebooks = ", ".join(sorted({str(nb)[:2] for nb in part["notebook"]}))
+        notebooks = _names(part["notebook"])
         lines.append(f"| {run or 'not recorded'} | {cold} | {notebooks} | "
                      f"{_minutes(float(part['wall_seconds'].sum()) / 60)} | {'; '.join(cpus)} |")
     return lines
@@ -201,20 +230,22 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
            "papermill's wall time of each executed notebook in `reports/full/` as last run, the `make` invocation "
            "that ran it (`make_run`: its start time and process id) and whether that invocation started cold "
            "(`cold_start`: no trained model, stored result or computed cache of the profile). A report rerun on "
-           "stored results records that rerun's time, not a cold one.", ""]
+           "stored results records that rerun's time, not a cold one. A make step that runs a module instead of a "
+           "notebook (`make attention-gap`) records its own wall time in `reports/full/steps/` when it computed "
+           "something; a rerun that read every result from its store keeps the earlier record.", ""]
     for paper in [p for p in dict.fromkeys(make_all["paper"]) if p != ALL_PAPERS]:
         rows = notebook_rows(make_all, paper)
         total = make_all[(make_all["paper"] == paper) & make_all["notebook"].map(_is_total)]
-        out += [f"### {paper}", "", "| notebook | parameters | minutes | make run | cold start | CPU |",
-                "|:--|:--|--:|:--|:--|:--|"]
-        for _, r in rows.sort_values("notebook").iterrows():
+        out += [f"### {paper}", "", "| notebook | parameters | minutes | make run | cold start | CPU | note |",
+                "|:--|:--|--:|:--|:--|:--|:--|"]
+        for _, r in rows.assign(note=_notes(rows)).sort_values("notebook").iterrows():
             cold = {"true": "yes", "false": "no"}.get(str(r["cold_start"]).lower(), "not recorded")
             out.append(f"| {r['notebook']} | {_md_cell(r['parameters'])} | {_minutes(float(r['wall_minutes']))} | "
-                       f"{_md_cell(r['make_run']) or 'not recorded'} | {cold} | {_cpu(r)} |")
+                       f"{_md_cell(r['make_run']) or 'not recorded'} | {cold} | {_cpu(r)} | {_md_cell(r['note'])} |")
         for _, t in total.iterrows():
             out.append(f"| **{t['notebook']}** | | **{_minutes(float(t['wall_minutes']))}** | "
                        f"{_md_cell(t['make_run']) or 'not recorded'} | {'yes' if _cold(t['cold_start']) else 'no'} | "
-                       f"{_cpu(t)} |")
+                       f"{_cpu(t)} | |")
         out.append("")
     out += ["## The make runs", "",
             "The notebooks grouped by the `make` invocation that last ran them:", "", *_run_table(make_all), "",
@@ -234,11 +265,14 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
     out += ["", "## Measuring", "",
             "- `make all` (full profile) ends with `python -m xaibench.bench make_all`, which reads the executed "
             "reports; for a cold figure, run `make all` (or one paper's target) in a fresh clone.",
-            "- A paper's minutes are its own notebooks'. Its target also runs, when their results are absent, the notebooks "
+            "- A paper's minutes are its own notebooks' and make steps'. Its target also runs, when their results are absent, the notebooks "
             "it needs from another paper (`make human` first trains CEBaB's 5-way classifiers, notebook 02, for notebook "
             "11's heat maps); those count under their own paper, so that `make all` is the sum of the rows.",
             "- A report rerun on the stored results of a cold run that did its work but did not finish the report counts "
             "that cold run's papermill time where `figures/tables/make_all_cold_times.csv` lists it, with the reason.",
+            "- A time taken under conditions a reader should know of (another job sharing the cores) carries its note "
+            "from `figures/tables/make_all_notes.csv` in the tables above, and its paper's row counts it, until a "
+            "clean cold run replaces it.",
             "- `make bench` runs every other benchmark and then this generator; `python -m xaibench.bench <name>` "
             "runs one and writes `figures/tables/bench_<name>.csv` and its `.md`.",
             "- `python -m xaibench.bench make_test` times `make test` from a fresh clone of `HEAD` (minutes).",

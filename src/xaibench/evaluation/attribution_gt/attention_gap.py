@@ -122,7 +122,9 @@ def run_variants(df: pd.DataFrame, cfg: TextConfig, variants: dict[str, dict], s
               desc="attention-gap variants", on_result=save)
     order = {name: k for k, name in enumerate(variants)}
     done = sorted(rows, key=lambda i: (order[cells[i][0]], cells[i][2]))
-    return pd.DataFrame([rows[i] for i in done])
+    out = pd.DataFrame([rows[i] for i in done])
+    out.attrs["computed"] = len(todo)  # cells trained here rather than read from the store
+    return out
 
 
 def _variant_cell(cell: tuple[str, dict, int], df: pd.DataFrame, cfg: TextConfig) -> dict:
@@ -183,8 +185,7 @@ def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
     if prof.name == "quick":  # smoke run: one seed, the quick profile's review counts
         seeds = list(seeds)[:1]
         variants = {k: {c: v for c, v in ch.items() if c != "n_train"} for k, ch in variants.items()}
-    if not stored_only:
-        run_variants(load("beer"), cfg, variants, seeds)
+    computed = 0 if stored_only else run_variants(load("beer"), cfg, variants, seeds).attrs["computed"]
     # the tables hold every stored run of these seeds and the default ones, so that a run of some seeds
     # (``--seeds 2``) adds to the tables instead of replacing them
     table_seeds = list(seeds) if prof.name == "quick" else sorted({*seeds, *VARIANT_SEEDS})
@@ -199,6 +200,7 @@ def save_gap_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEEDS,
     tables.save_table(runs.drop(columns=["per_epoch"]), "attribution_gt_attention_gap_runs",
                       title="Attention-gap variants, one row per run (validation accuracy : Attr% per epoch in "
                             "the stored results)")
+    summary.attrs["computed"] = computed  # cells trained by this call
     return summary, runs
 
 
@@ -222,7 +224,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--stored-only", action="store_true",
                     help="write the tables from the runs stored so far; train nothing")
     args = ap.parse_args(argv)
+    from ... import reports
+
+    t0, started = time.time(), reports.now_iso()
     summary, _ = save_gap_tables(args.profile, args.seeds, stored_only=args.stored_only)
+    reports.record_step("attention-gap", time.time() - t0, summary.attrs.get("computed", 0), started,
+                        {"seeds": list(args.seeds)})
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(summary.round(3).to_string(index=False))
 

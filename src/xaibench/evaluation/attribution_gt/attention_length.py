@@ -22,6 +22,7 @@ and :func:`reading` states from those intervals what the data support.
 from __future__ import annotations
 
 import math
+import time
 from typing import Sequence
 
 import numpy as np
@@ -187,6 +188,7 @@ def save_length_tables(profile: str = "full", seeds: Sequence[int] = VARIANT_SEE
     tables.save_table(fit, FIT_TABLE, title="Log-log fit of attention Attr% on tokens per review over the learned "
                       "runs, bootstrap intervals over runs")
     tables.save_table(per_run, TABLE + "_runs", title="Attention Attr% against review length, one row per run")
+    table.attrs["computed"] = runs.attrs.get("computed", 0)  # cells trained by this call
     return table, fit, per_run
 
 
@@ -201,7 +203,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                     help="how many reviews to join per review length (default: %(default)s)")
     ap.add_argument("--stored-only", action="store_true", help="write the tables from the stored runs; train nothing")
     args = ap.parse_args(argv)
+    from ... import reports
+
+    t0, started = time.time(), reports.now_iso()
     table, fit, _ = save_length_tables(args.profile, args.seeds, args.concats, stored_only=args.stored_only)
+    reports.record_step("attention-length", time.time() - t0, table.attrs.get("computed", 0), started,
+                        {"seeds": list(args.seeds), "concats": list(args.concats)})
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.round(3).to_string(index=False))
         print(fit.to_string(index=False))
