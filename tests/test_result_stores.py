@@ -911,6 +911,40 @@ def test_stored_gap_summary_is_none_until_a_run_is_stored_and_trains_nothing(dir
     assert got["n_seeds"].tolist() == [1] and got["ours"].iloc[0] == pytest.approx(0.4)
 
 
+def test_attention_gap_step_records_its_time_only_when_it_trained(dirs, monkeypatch, tmp_path):
+    """``make attention-gap`` (the module's main) writes reports/full/steps/attention-gap.json with the number of
+    runs it trained; a rerun that reads every run from the store leaves that record alone."""
+    import json
+
+    from xaibench import reports, tables
+    from xaibench.data import loaders
+    from xaibench.evaluation.attribution_gt import attention_gap as ag
+
+    def fake_variant(df, cfg, seed, name, **changes):
+        return {"variant": name, "seed": seed, "hidden": 64, "n_train": 7000, "tokens_per_review": 30.0,
+                "attr_articles": 0.4, "article_share": 0.09, "epochs": 2, "val_acc": 0.98,
+                "test_acc": 0.99, "epoch_history": '[{"dev_acc": 0.98, "val_attn_corr": 0.4}]'}
+
+    monkeypatch.setenv("XAIBENCH_PROFILE", "full")
+    monkeypatch.setenv("XAIBENCH_MAKE_RUN", "run-1")
+    monkeypatch.setenv("XAIBENCH_MAKE_COLD", "yes")
+    monkeypatch.setattr(ag, "run_variant", fake_variant)
+    monkeypatch.setattr(ag, "VARIANTS", {"ours": {}, "h200": {"hidden": 200}})
+    monkeypatch.setattr(loaders, "load", lambda name: None)
+    monkeypatch.setattr(tables, "save_table", lambda df, name, title=None: None)
+    monkeypatch.setattr(reports, "steps_dir", lambda: tmp_path / "steps")
+    ag.main(["--profile", "full", "--seeds", "0", "1"])
+    rec = json.loads((tmp_path / "steps" / "attention-gap.json").read_text())
+    assert rec["computed"] == 4 and rec["make_run"] == "run-1" and rec["cold_start"] is True
+    assert rec["parameters"] == {"seeds": [0, 1]} and rec["wall_seconds"] >= 0
+    monkeypatch.setenv("XAIBENCH_MAKE_RUN", "run-2")
+    ag.main(["--profile", "full", "--seeds", "0", "1"])  # every run stored: the record stays
+    assert json.loads((tmp_path / "steps" / "attention-gap.json").read_text())["make_run"] == "run-1"
+    ag.main(["--profile", "full", "--seeds", "2"])  # one new seed: trained, recorded
+    rec = json.loads((tmp_path / "steps" / "attention-gap.json").read_text())
+    assert rec["computed"] == 2 and rec["make_run"] == "run-2"
+
+
 def test_pair_runs_do_not_depend_on_the_group_plan_and_older_entries_are_found(images, dirs):
     """The species-pair runs read no group field of the plan: changing the group runs reuses them, also
     from an entry stored when the key still held the group fields."""
