@@ -42,7 +42,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "xaibench"
 
 LAYERS: dict[str, int] = {
-    "__init__": 0, "io": 0, "paths": 0, "config": 0, "cache": 0, "device": 0, "levers": 0, "utils": 0, "checks": 0, "text": 0, "glove": 0,
+    "__init__": 0, "io": 0, "paths": 0, "config": 0, "cache": 0, "device": 0, "levers": 0, "steps": 0, "utils": 0, "checks": 0, "text": 0, "glove": 0,
     "tables": 0, "resources": 0, "progress": 0, "nlp": 0, "plotting": 0, "viz": 0, "store": 0, "registry": 0, "executor": 0,
     "data": 1,
     "models": 2,

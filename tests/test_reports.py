@@ -6,7 +6,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from xaibench import reports
+from xaibench import reports, steps
 from xaibench.bench.make_all import CEBAB, HUMAN, bench_make_all
 
 MACHINE = {"cpus": 2, "cpu_model": "AMD EPYC", "gpu": "none", "xaibench_device": "auto"}
@@ -108,21 +108,21 @@ def test_record_step_writes_a_record_only_when_the_step_computed_something(tmp_p
     from xaibench.config import use_profile
 
     use_profile("full")
-    path = reports.record_step("attention-gap", 754.04, 9, "2026-11-28T10:00:05+00:00", {"seeds": [0, 1, 2]})
+    path = steps.record_step("attention-gap", 754.04, 9, "2026-11-28T10:00:05+00:00", {"seeds": [0, 1, 2]})
     assert path == tmp_path / "reports" / "full" / "steps" / "attention-gap.json"
     rec = json.loads(path.read_text())
     assert rec["wall_seconds"] == 754.0 and rec["computed"] == 9 and rec["cold_start"] is True
     assert rec["make_run"] == "2026-11-28T10:00:00Z-42" and rec["parameters"] == {"seeds": [0, 1, 2]}
     # a rerun that read every cell from its store keeps the cold record
-    assert reports.record_step("attention-gap", 3.0, 0, "2026-11-28T11:00:00+00:00") is None
+    assert steps.record_step("attention-gap", 3.0, 0, "2026-11-28T11:00:00+00:00") is None
     assert json.loads(path.read_text())["wall_seconds"] == 754.0
     with pytest.raises(ValueError, match="step name"):
-        reports.record_step("Attention Gap", 1.0, 1, "")
+        steps.record_step("Attention Gap", 1.0, 1, "")
     with pytest.raises(ValueError, match="must be >= 0"):
-        reports.record_step("attention-gap", -1.0, 1, "")
+        steps.record_step("attention-gap", -1.0, 1, "")
     use_profile("quick")  # a smoke run records below its own folder
     try:
-        assert reports.record_step("attention-gap", 1.0, 1, "").parent == tmp_path / "reports" / "quick" / "steps"
+        assert steps.record_step("attention-gap", 1.0, 1, "").parent == tmp_path / "reports" / "quick" / "steps"
     finally:
         use_profile("full")
 

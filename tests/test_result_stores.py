@@ -916,7 +916,7 @@ def test_attention_gap_step_records_its_time_only_when_it_trained(dirs, monkeypa
     runs it trained; a rerun that reads every run from the store leaves that record alone."""
     import json
 
-    from xaibench import reports, tables
+    from xaibench import steps, tables
     from xaibench.data import loaders
     from xaibench.evaluation.attribution_gt import attention_gap as ag
 
@@ -932,7 +932,7 @@ def test_attention_gap_step_records_its_time_only_when_it_trained(dirs, monkeypa
     monkeypatch.setattr(ag, "VARIANTS", {"ours": {}, "h200": {"hidden": 200}})
     monkeypatch.setattr(loaders, "load", lambda name: None)
     monkeypatch.setattr(tables, "save_table", lambda df, name, title=None: None)
-    monkeypatch.setattr(reports, "steps_dir", lambda: tmp_path / "steps")
+    monkeypatch.setattr(steps, "steps_dir", lambda: tmp_path / "steps")
     ag.main(["--profile", "full", "--seeds", "0", "1"])
     rec = json.loads((tmp_path / "steps" / "attention-gap.json").read_text())
     assert rec["computed"] == 4 and rec["make_run"] == "run-1" and rec["cold_start"] is True

@@ -58,6 +58,7 @@ from typing import Any
 
 from . import paths
 from .device import cpu_model, gpu_name, machine_info  # noqa: F401  (re-exported: reports record the machine)
+from .steps import make_run  # noqa: F401  (re-exported: reports record the make run)
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 CELL_FILE = re.compile(r"/tmp/ipykernel_\d+/\d+\.py")
@@ -106,71 +107,6 @@ def _clean_outputs(outputs: list[dict], root: str) -> list[dict]:
         if o.get("output_type") == "stream":
             o["text"] = _clean_text(o["text"], root)
     return [o for o in out if o.get("output_type") != "stream" or o["text"]]
-
-
-def make_run() -> dict[str, Any] | None:
-    """The ``make`` invocation running this process, as the Makefile sets it once per invocation
-    (``XAIBENCH_MAKE_RUN``: its start time and process id; ``XAIBENCH_MAKE_COLD``: ``yes`` when it started
-    with nothing in the profile's ``data/models``, ``data/results`` and ``data/studies`` and nothing computed
-    in ``data/cache``); None outside ``make``."""
-    run_id = os.environ.get("XAIBENCH_MAKE_RUN", "").strip()
-    if not run_id:
-        return None
-    return {"id": run_id, "cold_start": os.environ.get("XAIBENCH_MAKE_COLD", "").strip() == "yes"}
-
-
-#: the make targets that run a module rather than a notebook and record their cost as a step
-#: (``reports/<run>/steps/<name>.json``, read by :mod:`xaibench.bench.make_all` beside the notebooks)
-STEPS_DIR = "steps"
-
-
-def now_iso() -> str:
-    """The current UTC time as papermill writes a start time (ISO 8601, microseconds)."""
-    import datetime
-
-    return datetime.datetime.now(datetime.timezone.utc).isoformat()
-
-
-def steps_dir() -> Path:
-    """Where the active run's step records go: ``reports/full/steps`` in the full profile, else below the run's
-    folder of :func:`xaibench.paths.run_dir` (``reports/quick/steps``, ``reports/levers-bf16/steps``)."""
-    return paths.project_root() / "reports" / (paths.run_dir() or "full") / STEPS_DIR
-
-
-def record_step(name: str, seconds: float, computed: int, started: str, parameters: dict | None = None) -> Path | None:
-    """Record what a make step (a target running a module, like ``attention-gap``) cost: its wall ``seconds``,
-    its start (ISO time), the make run and whether that started cold, the machine, and how many cells it
-    ``computed``.  A step that computed nothing (every cell read from its store) leaves the earlier record as it
-    is, as a report that is not stale is not run again; returns the record's path, or None when nothing was
-    written."""
-    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
-        raise ValueError(f"step name {name!r}: use lower-case letters, digits and '-' (a make target's name)")
-    if seconds < 0 or computed < 0:
-        raise ValueError(f"step {name!r}: seconds={seconds!r} and computed={computed!r} must be >= 0")
-    if computed == 0:
-        return None
-    from . import io
-
-    run = make_run() or {}
-    record = {"step": name, "wall_seconds": round(float(seconds), 1), "started": started, "computed": int(computed),
-              "parameters": parameters or {}, "make_run": run.get("id", ""), "cold_start": run.get("cold_start"),
-              "machine": machine_info()}
-    return io.write_json(steps_dir() / f"{name}.json", record, indent=1, sort_keys=True)
-
-
-def read_steps(folder: str | os.PathLike) -> list[dict]:
-    """The step records of ``folder`` (a run's reports folder), each checked; a damaged or incomplete record is
-    reported by name and skipped (the next run of its step writes it again)."""
-    out = []
-    for p in sorted((Path(folder) / STEPS_DIR).glob("*.json")):
-        try:
-            rec = json.loads(p.read_text())
-            float(rec["wall_seconds"]), str(rec["step"]), dict(rec["machine"])
-        except (ValueError, KeyError, TypeError) as e:
-            print(f"skipping {p}: not a step record ({type(e).__name__}: {e}); `make {p.stem}` writes it again")
-            continue
-        out.append(rec)
-    return out
 
 
 def strip_notebook(nb: dict, root: str | os.PathLike | None = None, output_path: str | None = None,

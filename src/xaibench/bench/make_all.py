@@ -1,7 +1,7 @@
 """``python -m xaibench.bench make_all`` (run at the end of ``make all``): what the last full run
 cost -- the wall time of every executed notebook in ``reports/full/`` (papermill's
 ``metadata.papermill.duration``) and of every make step that runs a module instead of a notebook
-(``reports/full/steps/``, :func:`xaibench.reports.record_step`), per paper and in total, with the machine that ran it (see
+(``reports/full/steps/``, :func:`xaibench.steps.record_step`), per paper and in total, with the machine that ran it (see
 :mod:`xaibench.reports`), in ``figures/tables/bench_make_all.csv``.
 
 Each report also records the ``make`` invocation that ran it (``make_run``: its start time) and whether that
@@ -32,7 +32,7 @@ PAPERS = {"30": SCORECARD, "01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "
           "12": CF_FEEDBACK, "22": CF_FEEDBACK, "23": FAITHFULNESS,
           "13": ATTRIBUTION_GT, "24": ATTRIBUTION_GT, "25": ATTRIBUTION_GT}
 #: which paper each make step belongs to (a target that runs a module, not a notebook, and records its cost with
-#: :func:`xaibench.reports.record_step`); its row's ``notebook`` is :data:`STEP_PREFIX` and the target's name
+#: :func:`xaibench.steps.record_step`); its row's ``notebook`` is :data:`STEP_PREFIX` and the target's name
 STEPS = {"attention-gap": ATTRIBUTION_GT, "attention-length": ATTRIBUTION_GT}
 STEP_PREFIX = "make "
 
@@ -43,9 +43,9 @@ def is_step(notebook: object) -> bool:
 
 
 def step_rows(folder: Path) -> list[dict]:
-    """One row per step record of ``folder`` (:func:`xaibench.reports.read_steps`), as :func:`bench_make_all`
+    """One row per step record of ``folder`` (:func:`xaibench.steps.read_steps`), as :func:`bench_make_all`
     writes a notebook's."""
-    from ..reports import read_steps
+    from ..steps import read_steps
 
     rows = []
     for rec in read_steps(folder):

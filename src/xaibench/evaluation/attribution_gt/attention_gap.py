@@ -224,11 +224,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--stored-only", action="store_true",
                     help="write the tables from the runs stored so far; train nothing")
     args = ap.parse_args(argv)
-    from ... import reports
+    from ... import steps
 
-    t0, started = time.time(), reports.now_iso()
+    t0, started = time.time(), steps.now_iso()
     summary, _ = save_gap_tables(args.profile, args.seeds, stored_only=args.stored_only)
-    reports.record_step("attention-gap", time.time() - t0, summary.attrs.get("computed", 0), started,
+    steps.record_step("attention-gap", time.time() - t0, summary.attrs.get("computed", 0), started,
                         {"seeds": list(args.seeds)})
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(summary.round(3).to_string(index=False))

@@ -203,11 +203,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                     help="how many reviews to join per review length (default: %(default)s)")
     ap.add_argument("--stored-only", action="store_true", help="write the tables from the stored runs; train nothing")
     args = ap.parse_args(argv)
-    from ... import reports
+    from ... import steps
 
-    t0, started = time.time(), reports.now_iso()
+    t0, started = time.time(), steps.now_iso()
     table, fit, _ = save_length_tables(args.profile, args.seeds, args.concats, stored_only=args.stored_only)
-    reports.record_step("attention-length", time.time() - t0, table.attrs.get("computed", 0), started,
+    steps.record_step("attention-length", time.time() - t0, table.attrs.get("computed", 0), started,
                         {"seeds": list(args.seeds), "concats": list(args.concats)})
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.round(3).to_string(index=False))
