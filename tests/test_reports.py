@@ -127,6 +127,32 @@ def test_record_step_writes_a_record_only_when_the_step_computed_something(tmp_p
         use_profile("full")
 
 
+def test_timed_step_records_the_body_once_it_finishes(tmp_path, monkeypatch):
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    monkeypatch.setenv("XAIBENCH_MAKE_RUN", "2026-11-28T10:00:00Z-42")
+    monkeypatch.delenv("XAIBENCH_LEVERS", raising=False)
+    clock = iter([100.0, 107.25])
+    monkeypatch.setattr(steps.time, "time", lambda: next(clock))
+    from xaibench.config import use_profile
+
+    use_profile("full")
+    path = tmp_path / "reports" / "full" / "steps" / "attention-length.json"
+    with pytest.raises(RuntimeError):  # a body that fails records nothing
+        with steps.timed_step("attention-length") as step:
+            step.computed = 3
+            raise RuntimeError("training failed")
+    assert not path.exists()
+    clock = iter([100.0, 107.25])
+    with steps.timed_step("attention-length", {"concats": [1, 2, 4]}) as step:
+        step.computed = 3
+    rec = json.loads(path.read_text())
+    assert rec["wall_seconds"] == 7.2 and rec["computed"] == 3 and rec["parameters"] == {"concats": [1, 2, 4]}
+    clock = iter([200.0, 201.0])
+    with steps.timed_step("attention-length"):  # computed stays 0: every cell came from the store
+        pass
+    assert json.loads(path.read_text())["wall_seconds"] == 7.2
+
+
 def test_bench_make_all_counts_make_steps_beside_the_notebooks(tmp_path, capsys):
     from xaibench.bench.make_all import ATTRIBUTION_GT
 

@@ -5,9 +5,12 @@ started cold, the machine and how many cells it computed; :mod:`xaibench.bench.m
 notebooks of its paper.  The ``make`` run is what the Makefile exports once per invocation (:func:`make_run`)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +64,22 @@ def record_step(name: str, seconds: float, computed: int, started: str, paramete
               "parameters": parameters or {}, "make_run": run.get("id", ""), "cold_start": run.get("cold_start"),
               "machine": machine_info()}
     return io.write_json(steps_dir() / f"{name}.json", record, indent=1, sort_keys=True)
+
+
+class StepTimer:
+    """What :func:`timed_step` yields: set :attr:`computed` to the number of cells the step computed."""
+
+    def __init__(self) -> None:
+        self.computed = 0
+
+
+@contextlib.contextmanager
+def timed_step(name: str, parameters: dict | None = None) -> Iterator[StepTimer]:
+    """Time the body as make step ``name`` and record it (:func:`record_step`) when the body finishes; the body
+    sets ``.computed`` on what this yields.  A body that raises records nothing."""
+    t0, started, timer = time.time(), now_iso(), StepTimer()
+    yield timer
+    record_step(name, time.time() - t0, timer.computed, started, parameters)
 
 
 def read_steps(folder: str | os.PathLike) -> list[dict]:

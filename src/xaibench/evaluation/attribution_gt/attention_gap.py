@@ -226,10 +226,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     from ... import steps
 
-    t0, started = time.time(), steps.now_iso()
-    summary, _ = save_gap_tables(args.profile, args.seeds, stored_only=args.stored_only)
-    steps.record_step("attention-gap", time.time() - t0, summary.attrs.get("computed", 0), started,
-                        {"seeds": list(args.seeds)})
+    with steps.timed_step("attention-gap", {"seeds": list(args.seeds)}) as step:
+        summary, _ = save_gap_tables(args.profile, args.seeds, stored_only=args.stored_only)
+        step.computed = summary.attrs.get("computed", 0)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(summary.round(3).to_string(index=False))
 

@@ -22,7 +22,6 @@ and :func:`reading` states from those intervals what the data support.
 from __future__ import annotations
 
 import math
-import time
 from typing import Sequence
 
 import numpy as np
@@ -205,10 +204,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     from ... import steps
 
-    t0, started = time.time(), steps.now_iso()
-    table, fit, _ = save_length_tables(args.profile, args.seeds, args.concats, stored_only=args.stored_only)
-    steps.record_step("attention-length", time.time() - t0, table.attrs.get("computed", 0), started,
-                        {"seeds": list(args.seeds), "concats": list(args.concats)})
+    with steps.timed_step("attention-length", {"seeds": list(args.seeds), "concats": list(args.concats)}) as step:
+        table, fit, _ = save_length_tables(args.profile, args.seeds, args.concats, stored_only=args.stored_only)
+        step.computed = table.attrs.get("computed", 0)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.round(3).to_string(index=False))
         print(fit.to_string(index=False))
