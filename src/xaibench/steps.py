@@ -29,8 +29,8 @@ def make_run() -> dict[str, Any] | None:
     return {"id": run_id, "cold_start": os.environ.get("XAIBENCH_MAKE_COLD", "").strip() == "yes"}
 
 
-#: the make targets that run a module rather than a notebook and record their cost as a step
-#: (``reports/<run>/steps/<name>.json``, read by :mod:`xaibench.bench.make_all` beside the notebooks)
+#: the folder below a run's reports folder that holds its step records (``reports/<run>/steps/<name>.json``, read by
+#: :mod:`xaibench.bench.make_all` beside the notebooks)
 STEPS_DIR = "steps"
 
 
