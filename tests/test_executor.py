@@ -599,9 +599,15 @@ def test_train_cebab_cells_hands_out_the_longest_cells_first(monkeypatch):
         ct.train_cebab_cells([("lstm", "binary", "both", 1)])
 
 
-def test_models_pool_cli_trains_every_parts_cells_in_one_call(monkeypatch, capsys):
-    """`make models-pool` passes each notebook-02 report as --part MODEL TASK SPLIT "SEEDS"."""
+def test_models_pool_cli_trains_every_parts_cells_in_one_call(monkeypatch, capsys, tmp_path):
+    """`make models-pool` passes each notebook-02 report as --part MODEL TASK SPLIT "SEEDS", and records itself as
+    make step models-pool with the number of cells it had to train (none stored: all three; one stored: two)."""
+    import json
+
     from xaibench.models import cebab_training as ct
+
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    monkeypatch.delenv("XAIBENCH_LEVERS", raising=False)
 
     got = []
 
@@ -617,6 +623,20 @@ def test_models_pool_cli_trains_every_parts_cells_in_one_call(monkeypatch, capsy
     assert got == [([("lstm", "binary", "exclusive", 42), ("lstm", "binary", "exclusive", 43),
                      ("minilm", "absa", "exclusive", 42)], "quick")]
     assert "minilm absa exclusive seed 42: dev macro-F1 0.500" in capsys.readouterr().out
+    record = tmp_path / "reports" / "quick" / "steps" / "models-pool.json"
+    rec = json.loads(record.read_text())
+    assert rec["step"] == "models-pool" and rec["computed"] == 3
+    assert rec["parameters"] == {"parts": ["lstm binary exclusive: 42 43", "minilm absa exclusive: 42"]}
+    stored = {("lstm", "binary", "exclusive", 43)}
+    monkeypatch.setattr(ct, "_load_stored", lambda m, t, sp, s, *a, **k: object() if (m, t, sp, s) in stored else None)
+    ct.main(["--profile", "quick", "--part", "lstm", "binary", "exclusive", "42 43", "--part", "minilm", "absa",
+             "exclusive", "42"])
+    assert json.loads(record.read_text())["computed"] == 2
+    stored |= {("lstm", "binary", "exclusive", 42), ("minilm", "absa", "exclusive", 42)}
+    record.write_text(json.dumps({**json.loads(record.read_text()), "wall_seconds": 99.0}))
+    ct.main(["--profile", "quick", "--part", "lstm", "binary", "exclusive", "42 43", "--part", "minilm", "absa",
+             "exclusive", "42"])
+    assert json.loads(record.read_text())["wall_seconds"] == 99.0  # nothing trained: the earlier record stays
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ PAPERS = {"30": SCORECARD, "01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "
           "13": ATTRIBUTION_GT, "24": ATTRIBUTION_GT, "25": ATTRIBUTION_GT}
 #: which paper each make step belongs to (a target that runs a module, not a notebook, and records its cost with
 #: :func:`xaibench.steps.record_step`); its row's ``notebook`` is :data:`STEP_PREFIX` and the target's name
-STEPS = {"attention-gap": ATTRIBUTION_GT, "attention-length": ATTRIBUTION_GT}
+STEPS = {"attention-gap": ATTRIBUTION_GT, "attention-length": ATTRIBUTION_GT, "models-pool": CEBAB}
 STEP_PREFIX = "make "
 
 

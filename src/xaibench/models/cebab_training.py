@@ -307,9 +307,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--part", nargs=4, action="append", default=[], metavar=("MODEL", "TASK", "SPLIT", "SEEDS"),
                     help='one notebook-02 report\'s classifiers, e.g. --part minilm 5-way exclusive "42 43 44"')
     args = ap.parse_args(argv)
+    from .. import steps
+
     prof = use_profile(args.profile)
     cells = [(m, t, sp, s) for m, t, sp, seeds in args.part for s in parse_seeds(seeds)]
-    for r in train_cebab_cells(cells, profile=prof):
+    parts = [f"{m} {t} {sp}: {seeds}" for m, t, sp, seeds in args.part]
+    # recorded as make step models-pool (reports/full/steps/) when it trained something: the reports of notebook 02
+    # then load the classifiers, so their run times leave the training out
+    with steps.timed_step("models-pool", {"parts": parts}) as step:
+        step.computed = sum(_load_stored(*c, prof, {}, load=False) is None for c in dict.fromkeys(cells))
+        results = train_cebab_cells(cells, profile=prof)
+    for r in results:
         m = r.metrics
         print(f"{m['model']} {m['task']} {m['split']} seed {m['seed']}: dev macro-F1 {m['dev_macro_f1']:.3f}, "
               f"test macro-F1 {m['test_macro_f1']:.3f} ({m['train_seconds']:.0f} s)", flush=True)
