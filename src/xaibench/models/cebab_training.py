@@ -144,11 +144,9 @@ def train_cebab_cells(cells: Sequence[tuple[str, str, str, int]], profile: str |
     from ..executor import get_executor
 
     prof = get_profile(profile) if isinstance(profile, str) else profile
-    cells = list(dict.fromkeys((str(m), str(t), str(sp), int(s)) for m, t, sp, s in cells))
-    for _, t, sp, _ in cells:
-        _check_task_split(t, sp)
+    cells = _unique_cells(cells)
     ex = get_executor()
-    todo = [c for c in cells if _load_stored(*c, prof, overrides, load=False) is None]
+    todo = untrained_cells(cells, prof, **overrides)
     if ex.parallel and len(todo) > 1:
         for m in dict.fromkeys(c[0] for c in todo):
             check_model(m)
@@ -157,6 +155,22 @@ def train_cebab_cells(cells: Sequence[tuple[str, str, str, int]], profile: str |
                desc=" / ".join(dict.fromkeys(f"{m} {t}" for m, t, _, _ in todo)) + " seeds",
                on_result=lambda i, out: _store_files(*out))
     return [train_cebab(m, t, sp, s, profile=prof, **overrides) for m, t, sp, s in cells]
+
+
+def _unique_cells(cells) -> list[tuple[str, str, str, int]]:
+    """``cells`` as ``(model, task, split, seed)`` tuples, each once, in order; a bad task or split is named."""
+    cells = list(dict.fromkeys((str(m), str(t), str(sp), int(s)) for m, t, sp, s in cells))
+    for _, t, sp, _ in cells:
+        _check_task_split(t, sp)
+    return cells
+
+
+def untrained_cells(cells: Sequence[tuple[str, str, str, int]], profile: str | Profile = "full",
+                    **overrides: Any) -> list[tuple[str, str, str, int]]:
+    """The ``(model, task, split, seed)`` cells (each once, in order) with no saved classifier trained under
+    ``profile`` and ``overrides``: what :func:`train_cebab_cells` trains (only the stored metrics are read)."""
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    return [c for c in _unique_cells(cells) if _load_stored(*c, prof, overrides, load=False) is None]
 
 
 def _check_task_split(task: str, split: str) -> None:
@@ -315,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # recorded as make step models-pool (reports/full/steps/) when it trained something: the reports of notebook 02
     # then load the classifiers, so their run times leave the training out
     with steps.timed_step("models-pool", {"parts": parts}) as step:
-        step.computed = sum(_load_stored(*c, prof, {}, load=False) is None for c in dict.fromkeys(cells))
+        step.computed = len(untrained_cells(cells, prof))
         results = train_cebab_cells(cells, profile=prof)
     for r in results:
         m = r.metrics
