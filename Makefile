@@ -156,9 +156,10 @@ $(REPORTS)/%.ipynb: notebooks/%.ipynb $(PARAM_STAMPS)/%.params $(DATA_STAMP)
 define TRAIN_RULE
 NB_PARAMS_02_train_classifier-$(1)-$(2)-$(3) = -p model $(1) -p task $(2) -p split $(3) -p seeds "$(4)"
 $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb: notebooks/02_train_classifier.ipynb \
-		$(PARAM_STAMPS)/02_train_classifier-$(1)-$(2)-$(3).params $(DATA_STAMP)
+		$(PARAM_STAMPS)/02_train_classifier-$(1)-$(2)-$(3).params $(DATA_STAMP) | models-pool
 	$$(call papermill,$$<,$$@,$$(call nb_params,02_train_classifier-$(1)-$(2)-$(3)))
 TRAIN_REPORTS += $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb
+TRAIN_STAMPS += $(PARAM_STAMPS)/02_train_classifier-$(1)-$(2)-$(3).params
 TRAIN_PARTS += --part $(1) $(2) $(3) '$(4)'
 endef
 $(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),exclusive,$(SEEDS)))))
@@ -168,12 +169,14 @@ $(eval $(call TRAIN_RULE,$(ABSA_MODEL),absa,exclusive,$(INCLUSIVE_SEEDS)))
 .PHONY: stats models models-pool foundation
 stats: $(REPORTS)/01_dataset_statistics.ipynb ## notebook 01: dataset statistics (CEBaB Tables 3, 5, 7, Fig. 5)
 models: $(TRAIN_REPORTS) ## notebook 02: train all CEBaB classifiers (MODELS x TASKS x splits x seeds)
-# models-pool (opt-in): every report's missing classifiers are the cells of one map of the executor, so two train
-# side by side across reports (a report of one seed, the last of five seeds); the same models (a cell trains as
-# alone: python -m xaibench.bench training_pool).  The reports then load them: their run times leave out the training.
-models-pool: $(DATA_STAMP) | check-params ## like models, but every report's classifiers train first in one pool of workers
-	$(SIDE_BY_SIDE)$(PY) -m xaibench.models.cebab_training --profile $(PROFILE) $(TRAIN_PARTS)
-	$(MAKE) models
+# models-pool (run before any report of notebook 02): the missing classifiers of every report about to run (make's
+# rule, checked by xaibench.models.cebab_training --reports) are the cells of one map of the executor, so two
+# train side by side across reports (a report of one seed, the last of five seeds); bit for bit the models a report
+# trains alone (python -m xaibench.bench training_pool).  The reports then load them: their run times leave out the
+# training, which the pool records as make step models-pool.
+models-pool: $(TRAIN_STAMPS) $(DATA_STAMP) | check-params ## train the classifiers of every notebook-02 report about to run, in one pool of workers
+	@$(SIDE_BY_SIDE)$(PY) -m xaibench.models.cebab_training --profile $(PROFILE) --reports $(REPORTS) \
+	--stamps $(PARAM_STAMPS) --prereq notebooks/02_train_classifier.ipynb --prereq $(DATA_STAMP) $(TRAIN_PARTS)
 $(REPORTS)/03_classifier_performance.ipynb: $(TRAIN_REPORTS)
 NB_PARAMS_01_dataset_statistics =
 NB_PARAMS_03_classifier_performance =

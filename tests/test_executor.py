@@ -600,8 +600,8 @@ def test_train_cebab_cells_hands_out_the_longest_cells_first(monkeypatch):
 
 
 def test_models_pool_cli_trains_every_parts_cells_in_one_call(monkeypatch, capsys, tmp_path):
-    """`make models-pool` passes each notebook-02 report as --part MODEL TASK SPLIT "SEEDS", and records itself as
-    make step models-pool with the number of cells it had to train (none stored: all three; one stored: two)."""
+    """`make models-pool` passes each notebook-02 report as --part MODEL TASK SPLIT "SEEDS" (here without
+    --reports: every part), and records itself as make step models-pool with the number of cells it had to train (none stored: all three; one stored: two)."""
     import json
 
     from xaibench.models import cebab_training as ct
@@ -689,3 +689,62 @@ def test_human_grounded_questions_are_identical_serial_and_on_dask(monkeypatch, 
     assert len(serial) > 8 and {q.method for q in serial} >= {"lime", "lrp_n"}
     assert dask == serial
     pd.testing.assert_frame_equal(dropped_d, dropped_s)
+
+
+def test_stale_parts_are_the_reports_make_is_about_to_run(tmp_path):
+    """The pool trains only the parts whose notebook-02 report make will rerun: missing, or older than its
+    parameter stamp or a shared prerequisite (a missing prerequisite does not make it stale)."""
+    import os
+
+    from xaibench.models import cebab_training as ct
+
+    reports, stamps = tmp_path / "reports", tmp_path / "stamps"
+    reports.mkdir(), stamps.mkdir()
+    nb = tmp_path / "02.ipynb"
+    parts = [["lstm", "binary", "exclusive", "42"], ["minilm", "binary", "exclusive", "42 43"],
+             ["minilm", "absa", "exclusive", "42"], ["lstm", "5-way", "inclusive", "42"]]
+
+    def touch(p, t):
+        p.write_text("x")
+        os.utime(p, ns=(t, t))
+
+    t0 = 1_700_000_000_000_000_000
+    touch(nb, t0)
+    for i, (m, t, sp, _) in enumerate(parts):
+        name = ct.report_name(m, t, sp)
+        touch(stamps / f"{name}.params", t0 + 10)
+        if i != 0:  # the first report is missing
+            touch(reports / f"{name}.ipynb", t0 + (5 if i == 1 else 20))  # the second is older than its stamp
+    assert ct.report_name("lstm", "binary", "exclusive") == "02_train_classifier-lstm-binary-exclusive"
+    got = ct.stale_parts(parts, reports, stamps, [nb, tmp_path / "absent"])
+    assert got == parts[:2]
+    touch(nb, t0 + 30)  # a newer notebook 02: every report reruns
+    assert ct.stale_parts(parts, reports, stamps, [nb]) == parts
+
+
+def test_models_pool_cli_with_reports_trains_only_the_stale_parts(monkeypatch, tmp_path):
+    """`make models-pool` (before any notebook-02 report) passes --reports: the cells of the reports make is about
+    to run train; when none is, nothing trains and the step record stays."""
+    import json
+
+    from xaibench.models import cebab_training as ct
+
+    monkeypatch.setenv("XAIBENCH_HOME", str(tmp_path))
+    monkeypatch.delenv("XAIBENCH_LEVERS", raising=False)
+    monkeypatch.setenv("XAIBENCH_PROFILE", "quick")
+    got = []
+    monkeypatch.setattr(ct, "train_cebab_cells", lambda cells, profile="full", **kw: got.append(list(cells)) or [])
+    reports = tmp_path / "r"
+    reports.mkdir()
+    (reports / "02_train_classifier-lstm-binary-exclusive.ipynb").write_text("{}")
+    argv = ["--profile", "quick", "--reports", str(reports), "--part", "lstm", "binary", "exclusive", "42 43",
+            "--part", "minilm", "absa", "exclusive", "42"]
+    ct.main(argv)
+    assert got == [[("minilm", "absa", "exclusive", 42)]]
+    record = tmp_path / "reports" / "quick" / "steps" / "models-pool.json"
+    first = record.read_text()
+    assert json.loads(first)["computed"] == 1
+    (reports / "02_train_classifier-minilm-absa-exclusive.ipynb").write_text("{}")
+    ct.main(argv)
+    assert len(got) == 1, "every report is up to date: nothing to train"
+    assert record.read_text() == first, "nothing trained: the record stays"

@@ -466,3 +466,15 @@ def test_a_second_make_run_of_a_report_being_made_stops_naming_the_first(tmp_pat
     third = _run(cwd, REPORT, "GE_SEEDS=43")  # the first run has ended: its claim is taken over
     assert third.returncode == 0, third.stderr
     assert (cwd / "papermill.log").read_text().count("-m papermill ") == 2
+
+
+def test_notebook_02_reports_train_in_one_pool_first():
+    """Every notebook-02 report make is about to run trains its classifiers in the pool first (one
+    `cebab_training --reports` call covering every part), and the reports then run in order."""
+    lines = _make("-n", "-B", "reports/full/03_classifier_performance.ipynb").splitlines()
+    pool = [i for i, li in enumerate(lines) if "-m xaibench.models.cebab_training" in li]
+    runs = [i for i, li in enumerate(lines) if " -m papermill notebooks/02_train_classifier" in li]
+    assert len(pool) == 1 and runs and pool[0] < min(runs), (pool, runs)
+    call = " ".join(lines[pool[0]:pool[0] + 2])
+    assert "--reports reports/full" in call and "--prereq notebooks/02_train_classifier.ipynb" in call
+    assert call.count("--part ") == len(runs) == 13  # 2 models x 3 tasks x 2 splits, and the ABSA model

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -209,7 +210,6 @@ def _fit_cell(seed: int, model: str, task: str, split: str, profile: Profile, ov
     :meth:`~xaibench.models.base.Classifier.save` writes (name -> bytes; saved in a scratch folder of the
     worker, then removed), because a model's module classes are built at run time and do not pickle."""
     import tempfile
-    from pathlib import Path
 
     result_model, metrics = _fit(model, task, split, seed, profile, overrides)
     with tempfile.TemporaryDirectory(prefix="xaibench-model-") as tmp:
@@ -308,6 +308,32 @@ def collect_metrics(model: str | None = None, profile: str = "full") -> pd.DataF
     return pd.DataFrame(rows)
 
 
+def report_name(model: str, task: str, split: str) -> str:
+    """The name (no suffix) of notebook 02's report of one part, as the Makefile names it."""
+    return f"02_train_classifier-{model}-{task}-{split}"
+
+
+def stale_parts(parts: Sequence[Sequence[str]], reports: str | Path, stamps: str | Path | None,
+                prereqs: Sequence[str | Path] = ()) -> list[list[str]]:
+    """The parts (``[model, task, split, seeds]``) whose report make is about to run: the report in ``reports``
+    is missing, or older than its parameter stamp in ``stamps`` or than one of ``prereqs`` (make's rule for
+    the report's target; a missing prerequisite counts as older).  The others' classifiers are not needed."""
+    def mtime(p: Path) -> int | None:
+        try:
+            return p.stat().st_mtime_ns
+        except FileNotFoundError:
+            return None
+
+    out = []
+    for part in parts:
+        name = report_name(*part[:3])
+        report = mtime(Path(reports) / f"{name}.ipynb")
+        needs = [Path(p) for p in prereqs] + ([Path(stamps) / f"{name}.params"] if stamps else [])
+        if report is None or any((t := mtime(p)) is not None and t > report for p in needs):
+            out.append(list(part))
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m xaibench.models.cebab_training --profile P --part MODEL TASK SPLIT "SEEDS" ...``: train the
     classifiers of every part (a notebook-02 report: one model, task and split, its seeds) in one executor map
@@ -320,12 +346,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--profile", default="full")
     ap.add_argument("--part", nargs=4, action="append", default=[], metavar=("MODEL", "TASK", "SPLIT", "SEEDS"),
                     help='one notebook-02 report\'s classifiers, e.g. --part minilm 5-way exclusive "42 43 44"')
+    ap.add_argument("--reports", metavar="DIR", help="only the parts whose report in DIR is about to run (missing, or "
+                    "older than its parameter stamp in --stamps or a --prereq): make's rule for those reports")
+    ap.add_argument("--stamps", metavar="DIR", help="the folder of the reports' parameter stamps (with --reports)")
+    ap.add_argument("--prereq", action="append", default=[], metavar="PATH",
+                    help="a prerequisite every report shares (with --reports; repeatable)")
     args = ap.parse_args(argv)
     from .. import steps
 
     prof = use_profile(args.profile)
-    cells = [(m, t, sp, s) for m, t, sp, seeds in args.part for s in parse_seeds(seeds)]
-    parts = [f"{m} {t} {sp}: {seeds}" for m, t, sp, seeds in args.part]
+    part_args = args.part
+    if args.reports:
+        part_args = stale_parts(part_args, args.reports, args.stamps, args.prereq)
+        if not part_args:
+            return
+    cells = [(m, t, sp, s) for m, t, sp, seeds in part_args for s in parse_seeds(seeds)]
+    parts = [f"{m} {t} {sp}: {seeds}" for m, t, sp, seeds in part_args]
     # recorded as make step models-pool (reports/full/steps/) when it trained something: the reports of notebook 02
     # then load the classifiers, so their run times leave the training out
     with steps.timed_step("models-pool", {"parts": parts}) as step:
