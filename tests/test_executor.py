@@ -748,3 +748,39 @@ def test_models_pool_cli_with_reports_trains_only_the_stale_parts(monkeypatch, t
     ct.main(argv)
     assert len(got) == 1, "every report is up to date: nothing to train"
     assert record.read_text() == first, "nothing trained: the record stays"
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_train_cebab_cells_without_load_reads_only_the_stored_metrics(monkeypatch, parallel):
+    """load=False (the pool of `make models-pool`): the cells trained in the map are not loaded back, only their
+    metrics read; serially, a cell not yet stored trains (train_cebab) and its result is returned as it is."""
+    from xaibench.models import cebab_training as ct
+
+    stored, trained = set(), []
+
+    class FakeExecutor:
+        def __init__(self):
+            self.parallel = parallel
+
+        def map(self, fn, items, desc=None, on_result=None, cell_threads=None):
+            stored.update(items)
+
+    def fake_stored(m, t, sp, s, prof, overrides, load=True):
+        assert not load, "load=False must not load a classifier"
+        return ct.TrainedModel(None, {"seed": s, "from": "store"}, None) if (m, t, sp, s) in stored else None
+
+    def fake_train(m, t, sp, s, profile=None, **kw):
+        trained.append((m, t, sp, s))
+        stored.add((m, t, sp, s))
+        return ct.TrainedModel(object(), {"seed": s, "from": "trained"}, None)
+
+    monkeypatch.setattr(executor, "get_executor", lambda spec=None: FakeExecutor())
+    monkeypatch.setattr(ct, "_load_stored", fake_stored)
+    monkeypatch.setattr(ct, "train_cebab", fake_train)
+    cells = [("lstm", "binary", "exclusive", 42), ("lstm", "binary", "exclusive", 43)]
+    out = ct.train_cebab_cells(cells, profile="quick", load=False)
+    assert [r.metrics["seed"] for r in out] == [42, 43]
+    if parallel:
+        assert not trained and all(r.model is None and r.metrics["from"] == "store" for r in out)
+    else:
+        assert trained == cells and all(r.metrics["from"] == "trained" for r in out)

@@ -129,9 +129,10 @@ def cell_cost(model: str, task: str, split: str) -> float:
     return minutes * (LSTM_COST_SHARE if model == "lstm" else 1.0)
 
 
-def train_cebab_cells(cells: Sequence[tuple[str, str, str, int]], profile: str | Profile = "full",
-                      **overrides: Any) -> list[TrainedModel]:
-    """:func:`train_cebab` of every ``(model, task, split, seed)`` cell, in order (each cell once).
+def train_cebab_cells(cells: Sequence[tuple[str, str, str, int]], profile: str | Profile = "full", *,
+                      load: bool = True, **overrides: Any) -> list[TrainedModel]:
+    """:func:`train_cebab` of every ``(model, task, split, seed)`` cell, in order (each cell once);
+    ``load=False``: the classifiers are trained and saved but not loaded back (model-less results, metrics only).
 
     The cells not yet trained -- of any models, tasks and splits together -- are the cells of one executor
     map (``XAIBENCH_SCHEDULER``), handed out longest first (:func:`cell_cost`), so the workers stay busy across
@@ -155,6 +156,9 @@ def train_cebab_cells(cells: Sequence[tuple[str, str, str, int]], profile: str |
         ex.map(functools.partial(_fit_model_cell, profile=prof, overrides=overrides), todo,
                desc=" / ".join(dict.fromkeys(f"{m} {t}" for m, t, _, _ in todo)) + " seeds",
                on_result=lambda i, out: _store_files(*out))
+    if not load:  # a cell trained above is stored; one not yet trained (serially) trains here
+        return [_load_stored(*c, prof, overrides, load=False) or train_cebab(*c, profile=prof, **overrides)
+                for c in cells]
     return [train_cebab(m, t, sp, s, profile=prof, **overrides) for m, t, sp, s in cells]
 
 
@@ -366,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # then load the classifiers, so their run times leave the training out
     with steps.timed_step("models-pool", {"parts": parts}) as step:
         step.computed = len(untrained_cells(cells, prof))
-        results = train_cebab_cells(cells, profile=prof)
+        results = train_cebab_cells(cells, profile=prof, load=False)  # the reports load them
     for r in results:
         m = r.metrics
         print(f"{m['model']} {m['task']} {m['split']} seed {m['seed']}: dev macro-F1 {m['dev_macro_f1']:.3f}, "
