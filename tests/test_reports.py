@@ -178,6 +178,28 @@ def test_bench_make_all_counts_make_steps_beside_the_notebooks(tmp_path, capsys)
     assert totals.loc[ATTRIBUTION_GT, "notebook"].endswith("not one recorded cold run)")
 
 
+@pytest.mark.parametrize("report_runs, counted", [
+    (("A", "A"), True),    # the pool and the reports of one make run: the reports waited for its training
+    (("A", "B"), True),    # one report still from the pool's run
+    (("B", "B"), False),   # every report rerun later (e.g. forced after the models were deleted): its own training
+])
+def test_bench_make_all_counts_the_training_pool_only_beside_a_report_of_its_make_run(tmp_path, capsys, report_runs,
+                                                                                       counted):
+    for name, run in zip(("lstm-binary-exclusive", "minilm-binary-exclusive"), report_runs):
+        _executed(tmp_path / f"02_train_classifier-{name}.ipynb", 30.0, run={"id": run, "cold_start": run == "A"})
+    steps = tmp_path / "steps"
+    steps.mkdir()
+    rec = {"step": "models-pool", "wall_seconds": 600.0, "started": "2026-11-22T21:00:00+00:00", "computed": 10,
+           "parameters": {}, "make_run": "A", "cold_start": True, "machine": MACHINE}
+    (steps / "models-pool.json").write_text(json.dumps(rec))
+    df = bench_make_all(tmp_path)
+    total = df[df["notebook"].str.startswith("TOTAL")].set_index("paper").loc[CEBAB, "wall_seconds"]
+    assert total == (660.0 if counted else 60.0)
+    assert ("make models-pool" in set(df["notebook"])) is counted
+    said = capsys.readouterr().out
+    assert ("leaving out make models-pool (make run A)" in said) is (not counted)
+
+
 def test_bench_make_all_carries_each_rows_timing_note(tmp_path, monkeypatch):
     from xaibench.bench import make_all as M
 

@@ -35,6 +35,11 @@ PAPERS = {"30": SCORECARD, "01": CEBAB, "02": CEBAB, "03": CEBAB, "10": CEBAB, "
 #: :func:`xaibench.steps.record_step`); its row's ``notebook`` is :data:`STEP_PREFIX` and the target's name
 STEPS = {"attention-gap": ATTRIBUTION_GT, "attention-length": ATTRIBUTION_GT, "models-pool": CEBAB}
 STEP_PREFIX = "make "
+#: make steps that do ahead of time the work of some notebooks' reports (``models-pool`` trains the classifiers of the
+#: notebook-02 reports), by the two-digit prefix of those notebooks.  Such a step counts only beside a report of the
+#: same make run: reports run by a later make did their own work or read it from the store, so a step from an
+#: earlier run would count the training twice (or count work the reports never waited for)
+STEP_FEEDS = {"models-pool": "02"}
 
 
 def is_step(notebook: object) -> bool:
@@ -57,6 +62,22 @@ def step_rows(folder: Path) -> list[dict]:
                      "make_run": rec.get("make_run", ""), "cold_start": rec.get("cold_start"),
                      **{k: machine.get(k) for k in MACHINE_KEYS}})
     return rows
+
+
+def fed_steps(steps: list[dict], notebooks: list[dict]) -> list[dict]:
+    """``steps`` without each step of :data:`STEP_FEEDS` whose make run ran none of the reports it feeds (named
+    with the reason); a step or reports that recorded no make run are kept (nothing to tell them apart)."""
+    kept = []
+    for row in steps:
+        prefix = STEP_FEEDS.get(row["notebook"][len(STEP_PREFIX):])
+        runs = {nb["make_run"] for nb in notebooks if prefix and nb["notebook"].startswith(prefix)}
+        if prefix and runs and row["make_run"] and "" not in runs and row["make_run"] not in runs:
+            print(f"leaving out {row['notebook']} (make run {row['make_run']}): no notebook-{prefix} report was run by "
+                  f"that make run ({', '.join(sorted(runs))} ran them, doing their own work or reading it from the "
+                  f"store), so counting it would count that work twice")
+            continue
+        kept.append(row)
+    return kept
 
 
 def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -89,7 +110,7 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
                      **{k: machine.get(k) for k in MACHINE_KEYS}})
     if not rows:
         raise ValueError(f"none of the notebooks in {folder} holds a papermill duration")
-    rows += step_rows(folder)  # the make steps that run a module (attention-gap, ...)
+    rows += fed_steps(step_rows(folder), rows)  # the make steps that run a module (attention-gap, ...)
     df = with_notes(with_cold_times(pd.DataFrame(rows), cold_times()), notes())
     df["cold_start"] = df["cold_start"].astype("boolean")  # empty where the report did not record it
 

@@ -232,7 +232,9 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
            "(`cold_start`: no trained model, stored result or computed cache of the profile). A report rerun on "
            "stored results records that rerun's time, not a cold one. A make step that runs a module instead of a "
            "notebook (`make attention-gap`) records its own wall time in `reports/full/steps/` when it computed "
-           "something; a rerun that read every result from its store keeps the earlier record.", ""]
+           "something; a rerun that read every result from its store keeps the earlier record. `make models-pool`, "
+           "which trains the classifiers of the notebook-02 reports before they run, counts only beside a report of "
+           "its own make run.", ""]
     for paper in [p for p in dict.fromkeys(make_all["paper"]) if p != ALL_PAPERS]:
         rows = notebook_rows(make_all, paper)
         total = make_all[(make_all["paper"] == paper) & make_all["notebook"].map(_is_total)]
