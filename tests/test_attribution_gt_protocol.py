@@ -352,3 +352,70 @@ def test_an_untracked_run_reads_the_same_test_accuracy_as_a_tracked_one(best_che
     assert s_un["test_acc"] == track.loc[track.epoch == s_un["epoch_read"], "test_acc"].iloc[0]
     pd.testing.assert_frame_equal(fin_tr.drop(columns=["seconds_per_image", "train_seconds"]),
                                   fin_un.drop(columns=["seconds_per_image", "train_seconds"]))
+
+
+# ------------------------------------------------------------------ the training images' preparation (a speed lever)
+
+def test_normalise_looks_up_every_level_bit_for_bit_as_the_arithmetic_gives_it():
+    """Every uint8 level in every channel (known values at the ends), with and without a reused buffer."""
+    import torch
+
+    from xaibench.models.resnet_small import normalise, normalise_arithmetic
+
+    levels = np.arange(256, dtype=np.uint8).reshape(16, 16)
+    images = np.stack([np.stack([np.roll(levels, k + c, axis=1) for c in range(3)], axis=-1) for k in range(3)])
+    ref = normalise_arithmetic(images)
+    assert torch.equal(normalise(images), ref)
+    buf = torch.full((3, 3, 16, 16), 7.0)
+    assert normalise(images, out=buf) is buf and torch.equal(buf, ref)
+    # level 0 of red: (0 - 0.485) / 0.229; level 255 of blue: (1 - 0.406) / 0.225, in float32
+    black_red = np.float32(np.float32(0.0) - np.float32(0.485)) / np.float32(0.229)
+    white_blue = np.float32(np.float32(1.0) - np.float32(0.406)) / np.float32(0.225)
+    assert normalise(np.zeros((1, 2, 2, 3), np.uint8))[0, 0, 0, 0].item() == pytest.approx(-2.1179039, abs=1e-6)
+    assert normalise(np.zeros((1, 2, 2, 3), np.uint8))[0, 0, 0, 0].item() == float(black_red)
+    assert normalise(np.full((1, 2, 2, 3), 255, np.uint8))[0, 2, 1, 1].item() == float(white_blue)
+    with pytest.raises(ValueError, match="contiguous float32 CPU tensor of shape"):
+        normalise(images, out=torch.empty((3, 3, 16, 15)))
+
+
+@pytest.mark.parametrize("kind", ["blur", "brightness", "hue", "noise", "watermark"])
+def test_manipulation_maps_kept_once_give_the_bytes_of_maps_computed_per_image(kind):
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+
+    rng = np.random.default_rng(3)
+    imgs = [rng.integers(0, 256, (56, 56, 3), dtype=np.uint8) for _ in range(4)]
+    manip = mp.random_manipulation(kind, np.random.default_rng(5))
+    mp._FIXED.clear()
+    kept = [manip(img, np.random.default_rng(j)) for j, img in enumerate(imgs)]
+    assert any(key[1] == kind for key in mp._FIXED)  # the maps were kept
+    with mp.maps_per_image():
+        n = len(mp._FIXED)
+        fresh = [manip(img, np.random.default_rng(j)) for j, img in enumerate(imgs)]
+        assert len(mp._FIXED) == n  # computed, not kept
+    assert all(np.array_equal(a, b) for a, b in zip(kept, fresh))
+    er = manip.er(56)  # the caller's own copy: changing it leaves the kept map alone
+    er[:] = ~er
+    assert np.array_equal(manip.er(56), ~er) and manip.er(56).flags.writeable
+
+
+def test_run_one_is_bit_for_bit_the_run_with_maps_per_image_and_arithmetic_normalisation(monkeypatch):
+    """The training run (tracked, every saliency method) with the kept maps and the looked-up normalisation into a
+    reused buffer against the path they replace."""
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+    from xaibench.models import resnet_small
+
+    rng = np.random.default_rng(1)
+    images = {f"s{i}": [rng.integers(0, 255, (20, 20, 3), dtype=np.uint8) for _ in range(8)] for i in range(2)}
+    cfg = ir.ImageConfig(canvas=16, widths=(4, 8), epochs=3, n_train=5, n_val=1, n_explain=2, smoothgrad_samples=2,
+                         lime_samples=8, lime_segments=4, shap_samples=2, stop_val_acc=0)
+    timing = ["seconds_per_image", "train_seconds"]
+    for kind in ("brightness", "watermark"):
+        manip = mp.random_manipulation(kind, np.random.default_rng(2))
+        s_new, fin_new, tr_new = ir.run_one(images, ("s0", "s1"), manip, 0.5, 0, cfg, track=True)
+        with monkeypatch.context() as m, mp.maps_per_image():
+            m.setattr(resnet_small, "normalise", lambda x, out=None: resnet_small.normalise_arithmetic(x))
+            s_old, fin_old, tr_old = ir.run_one(images, ("s0", "s1"), manip, 0.5, 0, cfg, track=True)
+        assert {k: v for k, v in s_new.items() if k not in timing} == {k: v for k, v in s_old.items() if k not in timing}
+        pd.testing.assert_frame_equal(fin_new.drop(columns=timing), fin_old.drop(columns=timing), check_exact=True)
+        pd.testing.assert_frame_equal(tr_new.drop(columns=timing, errors="ignore"),
+                                      tr_old.drop(columns=timing, errors="ignore"), check_exact=True)

@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from xaibench import levers
 from xaibench.bench.__main__ import BENCHMARKS, main, parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,11 +170,23 @@ def test_precision_bench_trains_the_real_modules_and_float32_is_its_own_referenc
 
     df = precision.bench_precision((workload,), steps=1, small=True)
     assert df["mode"].tolist() == list(precision.MODES[workload])
-    assert (df.ms_per_step > 0).all()
+    assert (df[df.supported].ms_per_step > 0).all()
     ref = df.iloc[0]
     assert ref.speedup_vs_fp32 == 1.0 and ref.results_identical and ref.max_abs_logit_diff_trained == 0.0
     bf16 = df[df["mode"] == "bf16_autocast"].iloc[0]
-    assert not bf16.results_identical and bf16.max_abs_logit_diff_trained > 0
+    if workload in precision.RECURRENT and not levers.cpu_bf16_recurrent_supported():
+        assert not bf16.supported and np.isnan(bf16.ms_per_step)  # no bfloat16 LSTM kernels on this CPU
+    else:
+        assert bf16.supported and not bf16.results_identical and bf16.max_abs_logit_diff_trained > 0
+
+
+def test_precision_bench_records_bf16_on_recurrent_layers_as_unsupported_where_the_cpu_lacks_it(monkeypatch):
+    from xaibench.bench import precision
+
+    monkeypatch.setattr(levers, "cpu_bf16_recurrent_supported", lambda: False)
+    df = precision.bench_precision(("bilstm",), steps=1, small=True).set_index("mode")
+    assert df.loc["fp32", "supported"] and df.loc["fp32", "results_identical"]
+    assert not df.loc["bf16_autocast", "supported"] and df.loc["bf16_autocast", "steps_timed"] == 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -89,6 +89,7 @@ FORMS = {
     "make --what-if=notebooks/11_local_explainers.ipynb reports/full/11_local_explainers.ipynb": "dry",
     "python -m xaibench.bench cores": "cli",
     "python -m xaibench.bench precision": "cli",
+    "python -m xaibench.bench augmentation": "cli",
     "make -j2 all": "dry",
     "make faithfulness XAIBENCH_LEVERS=bf16": "dry",
     "make levers": "dry",

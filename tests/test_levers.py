@@ -143,3 +143,21 @@ def test_a_lever_run_identical_to_the_float32_tables_is_admitted_with_every_verd
     assert s[["lever", "paper"]].values.tolist() == [["bf16", "cf_faithfulness"]]
     assert bool(s["admitted"].iloc[0]) and s["verdicts_compared"].iloc[0] > 5 and s["max_abs_diff"].iloc[0] == 0
     assert (out / "levers.md").is_file() and len(pd.read_csv(out / "levers_numbers.csv")) == s["numbers"].iloc[0]
+
+
+@pytest.mark.parametrize("supported", [True, False])
+def test_bf16_refuses_recurrent_layers_with_a_message_where_the_cpu_has_no_bfloat16_for_them(monkeypatch, supported):
+    monkeypatch.setenv("XAIBENCH_LEVERS", "bf16")
+    monkeypatch.setattr(levers, "cpu_bf16_recurrent_supported", lambda: supported)
+    lstm, linear = torch.nn.LSTM(4, 4), torch.nn.Linear(4, 2)
+    with levers.autocast("cpu", linear):  # no recurrent layer: autocast either way
+        assert torch.is_autocast_cpu_enabled()
+    if supported:
+        with levers.autocast("cpu", lstm):
+            assert torch.is_autocast_cpu_enabled()
+    else:
+        with pytest.raises(RuntimeError, match="recurrent layers, and this CPU has no bfloat16"):
+            levers.autocast("cpu", lstm)
+    monkeypatch.setenv("XAIBENCH_LEVERS", "")
+    with levers.autocast("cpu", lstm):  # without the lever: nothing to refuse
+        assert not torch.is_autocast_cpu_enabled()

@@ -57,14 +57,30 @@ def tag(levers: tuple[str, ...] | None = None) -> str:
     return "levers-" + "+".join(levers) if levers else ""
 
 
-def autocast(device: Any):
+def cpu_bf16_recurrent_supported() -> bool:
+    """Whether this CPU runs recurrent layers (LSTM, GRU) under bfloat16 autocast: oneDNN, which torch's CPU
+    recurrent kernels use, has bfloat16 only on CPUs with bfloat16 instructions (avx512_bf16 or AMX); elsewhere
+    such a layer fails with 'could not create a primitive descriptor'."""
+    import torch
+
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+def autocast(device: Any, module: Any = None):
     """A context for one training step's forward pass and loss: bfloat16 autocast on ``device``'s type with the
-    ``bf16`` lever, else a no-op."""
+    ``bf16`` lever, else a no-op.  ``module``: the model it runs, refused with a message on a CPU where its
+    recurrent layers have no bfloat16 (:func:`cpu_bf16_recurrent_supported`)."""
     if "bf16" not in active():
         return contextlib.nullcontext()
     import torch
 
-    return torch.autocast(device_type=torch.device(device).type, dtype=torch.bfloat16)
+    kind = torch.device(device).type
+    if (kind == "cpu" and module is not None and not cpu_bf16_recurrent_supported()
+            and any(isinstance(m, torch.nn.RNNBase) for m in module.modules())):
+        raise RuntimeError("the bf16 lever (XAIBENCH_LEVERS) cannot train this model here: it has recurrent layers, "
+                           "and this CPU has no bfloat16 instructions (avx512_bf16 or AMX) for them; run without "
+                           "bf16, or on a CPU or GPU that has them")
+    return torch.autocast(device_type=kind, dtype=torch.bfloat16)
 
 
 def optimizer_kwargs(foreach: bool = True) -> dict[str, bool]:

@@ -37,6 +37,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "manipulations":
         from .manipulations import bench_manipulations
         return bench_manipulations()
+    if name == "augmentation":
+        from .augmentation import bench_augmentation
+        return bench_augmentation()
     if name == "editors":
         from .editors import bench_editors
         return bench_editors()

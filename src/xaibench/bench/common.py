@@ -44,6 +44,7 @@ BENCHMARKS: dict[str, str] = {
     "faithfulness": "Ge et al.: seconds per explanation and per counterfactual search",
     "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
     "manipulations": "Zhou et al. 2022: seconds per image of each image manipulation (HSV ones: ours vs matplotlib's)",
+    "augmentation": "Zhou et al. 2022: an epoch's training images of a species-group run, prepared now vs before (maps per image, arithmetic per pixel): seconds, bit-identity",
     "editors": "seconds and predictor calls per edit step of each counterfactual editor",
     "chain_parts": "editor chains in worker processes, one cell per run vs long runs split into parts: wall seconds, bit-identity",
     "training_pool": "notebook 02's classifiers, each part's seeds a map of their own vs all parts in one map: wall seconds, bit-identity",

@@ -25,6 +25,9 @@ from typing import Callable
 import pandas as pd
 
 #: workload -> the modes measured (the first, float32, is the reference)
+#: the workloads with recurrent layers (no bfloat16 autocast on a CPU without bfloat16 instructions:
+#: :func:`xaibench.levers.cpu_bf16_recurrent_supported`; their row then says ``supported`` False)
+RECURRENT = ("bilstm",)
 MODES: dict[str, tuple[str, ...]] = {"image": ("fp32", "channels_last", "bf16_autocast"),
                                      "minilm": ("fp32", "bf16_autocast"),
                                      "bilstm": ("fp32", "bf16_autocast")}
@@ -137,6 +140,8 @@ def bench_precision(workloads=tuple(WORKLOADS), steps: int = 8, small: bool = Fa
     """Every workload under each of its :data:`MODES` (see the module docstring)."""
     from ..device import load_average, machine_info, thread_count
 
+    from .. import levers
+
     info, units = machine_info(), _bf16_units()
     rows = []
     for name in workloads:
@@ -144,6 +149,16 @@ def bench_precision(workloads=tuple(WORKLOADS), steps: int = 8, small: bool = Fa
             raise ValueError(f"unknown workload {name!r}; choose from {sorted(WORKLOADS)}")
         ref = None
         for mode in MODES[name]:
+            if mode == "bf16_autocast" and name in RECURRENT and not levers.cpu_bf16_recurrent_supported():
+                # oneDNN's recurrent kernels have no bfloat16 on this CPU: nothing to time
+                rows.append({"workload": name, "mode": mode, "ms_per_step": float("nan"),
+                             "speedup_vs_fp32": float("nan"), "max_abs_logit_diff_init": float("nan"),
+                             "max_abs_logit_diff_trained": float("nan"), "results_identical": pd.NA,
+                             "supported": False, "steps_timed": 0, "step": WORKLOADS[name],
+                             "torch_threads": thread_count(), "cpu_bf16_units": units, "cpus": info["cpus"],
+                             "cpu_model": info["cpu_model"], "load_avg_1min": load_average()})
+                print(rows[-1], flush=True)
+                continue
             ms, before, after = _measure(name, mode, steps, small)
             if ref is None:
                 ref = (ms, before, after)
@@ -152,7 +167,7 @@ def bench_precision(workloads=tuple(WORKLOADS), steps: int = 8, small: bool = Fa
                          "max_abs_logit_diff_init": float((before - ref[1]).abs().max()),
                          "max_abs_logit_diff_trained": float((after - ref[2]).abs().max()),
                          "results_identical": bool((before == ref[1]).all() and (after == ref[2]).all()),
-                         "steps_timed": steps, "step": WORKLOADS[name], "torch_threads": thread_count(),
+                         "supported": True, "steps_timed": steps, "step": WORKLOADS[name], "torch_threads": thread_count(),
                          "cpu_bf16_units": units, "cpus": info["cpus"], "cpu_model": info["cpu_model"],
                          "load_avg_1min": load_average()})
             print(rows[-1], flush=True)

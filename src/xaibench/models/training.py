@@ -89,7 +89,7 @@ def train_loop(module, encode: Callable[[list[str]], tuple[Any, Any]], texts: li
         for idx in progress(batches, desc=f"{desc} epoch {epoch + 1}/{cfg.epochs}", leave=False):
             ids, mask = encode([texts[i] for i in idx])
             opt.zero_grad()
-            with levers.autocast(device):  # bfloat16 only with the bf16 lever
+            with levers.autocast(device, module):  # bfloat16 only with the bf16 lever
                 logits = module(ids, mask)
                 # labels go where the logits are (the module's device: XAIBENCH_DEVICE)
                 loss = loss_fn(logits, torch.as_tensor(labels[idx], dtype=torch.long, device=logits.device))

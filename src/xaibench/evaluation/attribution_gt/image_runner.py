@@ -321,9 +321,11 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
     hist, track_rows = [], []
     best, best_state, stopped = None, None, False
     t0 = time.time()
+    xbuf = None  # the normalised training images, rewritten in place every epoch
     for epoch in range(cfg.epochs):
         model.train()
-        xtr = normalise(_apply(sp["train"][0], new["train"], manip, S, rng, train=True)).to(dev)
+        xbuf = normalise(_apply(sp["train"][0], new["train"], manip, S, rng, train=True), out=xbuf)
+        xtr = xbuf.to(dev)
         perm = rng.permutation(len(xtr))
         for i in range(0, len(perm), cfg.batch_size):
             b = perm[i:i + cfg.batch_size]

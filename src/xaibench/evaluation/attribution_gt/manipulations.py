@@ -19,6 +19,7 @@ watermark glyph that would overflow its rectangle).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -101,6 +102,25 @@ def check_params(kind: str, params: dict) -> None:
                          "value in (0, 1]")
 
 
+#: :meth:`Manipulation._fixed`'s maps (effective region, HSV shift) by kind, parameters and canvas size; cleared when
+#: it holds :data:`_FIXED_MAX` of them
+_FIXED: dict[tuple, np.ndarray] = {}
+_FIXED_MAX = 256
+
+
+@contextmanager
+def maps_per_image():
+    """Within this block every manipulation computes its effective region and HSV shift for each image, as it did
+    before :meth:`Manipulation._fixed` kept them (the reference its tests and ``python -m xaibench.bench
+    augmentation`` compare with)."""
+    global _FIXED_MAX
+    before, _FIXED_MAX = _FIXED_MAX, 0
+    try:
+        yield
+    finally:
+        _FIXED_MAX = before
+
+
 @dataclass
 class Manipulation:
     kind: str
@@ -128,8 +148,27 @@ class Manipulation:
     def _rect(self, size: int) -> tuple[int, int, int, int]:
         return tuple(int(round(self._s(size, k))) for k in ("top", "bottom", "left", "right"))  # type: ignore
 
+    def _fixed(self, what: str, size: int, compute) -> np.ndarray:
+        """``compute()``, a map that depends on the kind, parameters and ``size`` only, kept read-only in
+        :data:`_FIXED` for every later image of the same manipulation (a training run applies it to each
+        manipulated image of every epoch)."""
+        if _FIXED_MAX == 0:  # computed for each image (:func:`maps_per_image`)
+            return compute()
+        key = (what, self.kind, tuple(sorted(self.params.items())), size)
+        hit = _FIXED.get(key)
+        if hit is None:
+            hit = compute()
+            hit.setflags(write=False)
+            if len(_FIXED) >= _FIXED_MAX:
+                _FIXED.clear()
+            _FIXED[key] = hit
+        return hit
+
     def er(self, size: int) -> np.ndarray:
         """Boolean ``(size, size)`` effective region."""
+        return self._fixed("er", size, lambda: self._er(size)).copy()
+
+    def _er(self, size: int) -> np.ndarray:
         if self.kind == "blur":
             return ~self._disc(size)
         if self.kind == "brightness":
@@ -149,7 +188,7 @@ class Manipulation:
         size = img.shape[0]
         if img.shape != (size, size, 3):
             raise ValueError(f"manipulations expect a square RGB uint8 image, got shape {img.shape}")
-        er = self.er(size)
+        er = self._fixed("er", size, lambda: self._er(size))
         if not er.any():
             raise ValueError(f"{self.name()}: its effective region covers no pixel of a {size}-px image (given in "
                              "224-px units, it lies outside the canvas or rounds to nothing); use a region inside "
@@ -164,20 +203,26 @@ class Manipulation:
         return np.asarray(Image.fromarray(img).filter(ImageFilter.GaussianBlur(radius=sigma)))
 
     def _brightness(self, img, size, rng, er):
+        return hsv_shift(img, 2, self._fixed("delta", size, lambda: self._brightness_delta(size)), wrap=False, where=er)
+
+    def _brightness_delta(self, size):
         xs = np.linspace(-1, 1, size)
         xx, yy = np.meshgrid(xs, xs)
         rs = (xx**2 + yy**2) ** 0.5
         rad = self.params["radius"] / 112.0
         ds = (np.cos(0.25 * np.pi / (rad / 2) * rs) ** 2) * self.params["shift"]
         ds[rs > rad] = 0
-        return hsv_shift(img, 2, ds, wrap=False, where=er)
+        return ds
 
     def _hue(self, img, size, rng, er):
+        return hsv_shift(img, 0, self._fixed("delta", size, lambda: self._hue_delta(size)), wrap=True, where=er)
+
+    def _hue_delta(self, size):
         top, bottom = self._s(size, "top"), self._s(size, "bottom")
         rows = np.arange(size)
         ds = np.sin(2 * np.pi / max(bottom - top, 1e-6) * (rows - size / 2))
         ds = ds**2 * np.sign(ds) * self.params["shift"]
-        return hsv_shift(img, 0, np.tile(ds[:, None], (1, size)), wrap=True, where=er)
+        return np.tile(ds[:, None], (1, size))
 
     def _noise(self, img, size, rng, er):
         out = img.copy()
