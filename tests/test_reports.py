@@ -297,3 +297,20 @@ def test_committed_reports_show_the_current_notebook_sources(report):
     changed = [i for i, (a, b) in enumerate(zip(want, got)) if a != b]
     assert len(want) == len(got) and not changed, \
         f"{report.name} is stale: cells {changed or 'count'} differ from {source.name}; rerun it with make"
+
+
+def test_the_make_time_parameter_stamps_import_no_pandas():
+    """make runs `python -m xaibench.reports params` once per report on every invocation (make -n too): that path
+    must not import pandas (about half a second each, 27 times per `make quick`)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, runpy; sys.argv = ['reports', 'params', '{nb}', '{stamp}', '-p', 'profile', 'quick']\n"
+            "try:\n    runpy.run_module('xaibench.reports', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print('pandas' in sys.modules)")
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([sys.executable, "-c", code.format(nb=f"{tmp}/01_x.ipynb", stamp=f"{tmp}/01_x.params")],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.strip().splitlines()[-1] == "False"

@@ -10,9 +10,10 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a frame is read: the make-time checks import this module without it
+    import pandas as pd
 
 T = TypeVar("T")
 
@@ -145,6 +146,8 @@ def read_parquet_cache(path: str | os.PathLike) -> pd.DataFrame | None:
     if not path.is_file():
         return None
     try:
+        import pandas as pd
+
         return pd.read_parquet(path)
     except Exception as e:  # noqa: BLE001 - pyarrow raises many types (ArrowInvalid, OSError, ...)
         import warnings
