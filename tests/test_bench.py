@@ -284,3 +284,32 @@ def test_a_report_rerun_on_stored_results_counts_the_cold_runs_time():
     assert out["wall_seconds"].tolist() == [300.0, 2900.0] and out["make_run"].tolist() == ["A", "A"]
     assert out["time_from"].tolist() == ["report", "make_all_cold_times: stopped at its last cell"]
     assert one_cold_run(out) and not one_cold_run(df)
+
+
+def test_make_test_bench_keeps_the_last_row_of_every_other_cpu(monkeypatch):
+    from xaibench.bench.make_test import bench_make_test
+
+    old = pd.DataFrame([{"commit": "aaa", "wall_minutes": 7.6, "cpu_model": "CPU B"},
+                        {"commit": "bbb", "wall_minutes": 9.9, "cpu_model": "CPU A"},
+                        {"commit": "ccc", "wall_minutes": 8.1, "cpu_model": "CPU B"}])
+    import xaibench.device as device
+
+    monkeypatch.setattr(device, "machine_info", lambda: {"cpus": 2, "cpu_model": "CPU A"})
+    clone, run, _ = _fake_make_test("===== 955 passed in 400.00s =====\n", 0, 480.0)
+    df = bench_make_test(run=run, clone=clone, previous=lambda: old)
+    # the measuring CPU's row first (it replaces CPU A's), then the first-listed (latest) row of CPU B
+    assert df["cpu_model"].tolist() == ["CPU A", "CPU B"] and df["commit"].tolist() == ["abc1234", "aaa"]
+    assert bench_make_test(run=run, clone=clone, previous=lambda: None)["cpu_model"].tolist() == ["CPU A"]
+
+
+def test_make_test_sentence_names_each_cpu_and_a_run_above_the_target():
+    from xaibench.bench.timings import make_test_sentence
+
+    rows = pd.DataFrame([{"commit": "abc1234", "wall_minutes": 13.8, "passed": 9, "failed": 0, "errors": 0,
+                          "skipped": 2, "within_target": "False", "cpus": 2, "cpu_model": "AMD EPYC (family 25 model 1)"},
+                         {"commit": "def5678", "wall_minutes": 7.6, "passed": 9, "failed": 0, "errors": 0,
+                          "skipped": 0, "within_target": "True", "cpus": 2, "cpu_model": "AMD EPYC (family 26 model 2)"}])
+    assert make_test_sentence(rows) == (
+        "`make test` from a fresh clone, with the environment and data: 13.8 min for `abc1234` on an AMD EPYC "
+        "(family 25 model 1), 2 cores (9 passed, 2 skipped; above the 10-min target); 7.6 min for `def5678` on an "
+        "AMD EPYC (family 26 model 2), 2 cores (9 passed).")

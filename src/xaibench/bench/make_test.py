@@ -5,7 +5,7 @@ mirror the project uses is linked beside the clone as ``../shared/data`` (the de
 there: it creates ``.venv``, copies and checks the data, then runs the suite with its notebook smoke runs.  One row:
 the wall time of the whole command, pytest's own time (from its summary line), the rest (the environment, the data
 and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
-the 10-minute target.  The clone is removed afterwards (``keep=True`` keeps it and prints where).
+the 10-minute target.  The table keeps one row per kind of CPU: the measuring machine's replaces its kind's earlier one.  The clone is removed afterwards (``keep=True`` keeps it and prints where).
 """
 from __future__ import annotations
 
@@ -74,9 +74,29 @@ def _make_test(clone: Path, log_path: Path) -> tuple[int, float, float]:
     return rc, wall, cpu
 
 
+def with_other_cpus(new: pd.DataFrame, previous: pd.DataFrame | None) -> pd.DataFrame:
+    """``new`` (the measuring machine's row) first, then the latest row of every other kind of CPU in ``previous`` (the
+    table as it was): a suite's time depends on the CPU, so each kind keeps its own last measurement."""
+    if previous is None or not len(previous) or "cpu_model" not in previous.columns:
+        return new.reset_index(drop=True)
+    others = previous[~previous["cpu_model"].isin(set(new["cpu_model"]))].drop_duplicates("cpu_model")
+    return pd.concat([new, others], ignore_index=True)
+
+
+def _previous() -> pd.DataFrame | None:
+    """The committed ``bench_make_test.csv``, or None (missing or unreadable)."""
+    path = paths.tables_dir() / "bench_make_test.csv"
+    try:
+        return pd.read_csv(path, dtype={"commit": str})
+    except (OSError, ValueError):
+        return None
+
+
 def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, float, float]] = _make_test,
-                    clone: Callable[[Path], str] = _clone) -> pd.DataFrame:
-    """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring); one row."""
+                    clone: Callable[[Path], str] = _clone,
+                    previous: Callable[[], pd.DataFrame | None] = _previous) -> pd.DataFrame:
+    """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring): the measuring machine's row first, then
+    the last row of each other kind of CPU already in the table (:func:`with_other_cpus`)."""
     from ..device import machine_info, load_average
 
     tmp = Path(tempfile.mkdtemp(prefix="xaibench-make-test-"))
@@ -102,7 +122,7 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
            "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0}
     if keep:
         print(f"the clone and its make_test.log are kept in {tmp}", file=sys.stderr)
-    return pd.DataFrame([row])
+    return with_other_cpus(pd.DataFrame([row]), previous())
 
 
-__all__ = ["bench_make_test", "parse_pytest_summary", "TARGET_SECONDS"]
+__all__ = ["bench_make_test", "parse_pytest_summary", "with_other_cpus", "TARGET_SECONDS"]

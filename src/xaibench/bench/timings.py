@@ -134,12 +134,16 @@ def _minutes(x: float) -> str:
 
 
 def make_test_sentence(make_test: pd.DataFrame) -> str:
-    """The fresh-clone ``make test`` of the last row of ``bench_make_test.csv``, in one sentence."""
-    r = make_test.iloc[-1]
-    outcome = f"{int(r['passed'])} passed" + "".join(
-        f", {int(r[k])} {k}" for k in ("failed", "errors", "skipped") if k in r and pd.notna(r[k]) and int(r[k]))
-    return (f"`make test` from a fresh clone, with the environment and data: {float(r['wall_minutes']):.1f} min "
-            f"on {_article(_cpu(r))} {_cpu(r)} ({outcome}).")
+    """The fresh-clone ``make test`` of each row of ``bench_make_test.csv`` (one per kind of CPU, the latest
+    first), in one sentence."""
+    parts = []
+    for _, r in make_test.iterrows():
+        outcome = f"{int(r['passed'])} passed" + "".join(
+            f", {int(r[k])} {k}" for k in ("failed", "errors", "skipped") if k in r and pd.notna(r[k]) and int(r[k]))
+        over = "" if "within_target" not in r or _cold(r["within_target"]) else "; above the 10-min target"
+        commit = f" for `{r['commit']}`" if len(make_test) > 1 and str(r.get("commit", "")).strip() else ""
+        parts.append(f"{float(r['wall_minutes']):.1f} min{commit} on {_article(_cpu(r))} {_cpu(r)} ({outcome}{over})")
+    return "`make test` from a fresh clone, with the environment and data: " + "; ".join(parts) + "."
 
 
 def readme_block(make_all: pd.DataFrame, make_test: pd.DataFrame) -> str:
