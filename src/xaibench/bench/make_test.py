@@ -5,7 +5,8 @@ mirror the project uses is linked beside the clone as ``../shared/data`` (the de
 there: it creates ``.venv``, copies and checks the data, then runs the suite with its notebook smoke runs.  One row:
 the wall time of the whole command, pytest's own time (from its summary line), the rest (the environment, the data
 and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
-the 10-minute target.  The table keeps one row per kind of CPU: the measuring machine's replaces its kind's earlier one.  The clone is removed afterwards (``keep=True`` keeps it and prints where).
+the 10-minute target.  The table keeps one row per kind of CPU: the measuring machine's replaces its kind's earlier
+one.  The clone is removed afterwards (``keep=True`` keeps it and prints where).
 """
 from __future__ import annotations
 
@@ -75,8 +76,8 @@ def _make_test(clone: Path, log_path: Path) -> tuple[int, float, float]:
 
 
 def with_other_cpus(new: pd.DataFrame, previous: pd.DataFrame | None) -> pd.DataFrame:
-    """``new`` (the measuring machine's row) first, then the latest row of every other kind of CPU in ``previous`` (the
-    table as it was): a suite's time depends on the CPU, so each kind keeps its own last measurement."""
+    """``new`` (the measuring machine's row) first, then the latest row of every other kind of CPU in ``previous``
+    (the table as it was): a suite's time depends on the CPU, so each kind keeps its own last measurement."""
     if previous is None or not len(previous) or "cpu_model" not in previous.columns:
         return new.reset_index(drop=True)
     others = previous[~previous["cpu_model"].isin(set(new["cpu_model"]))].drop_duplicates("cpu_model")
@@ -95,8 +96,8 @@ def _previous() -> pd.DataFrame | None:
 def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, float, float]] = _make_test,
                     clone: Callable[[Path], str] = _clone,
                     previous: Callable[[], pd.DataFrame | None] = _previous) -> pd.DataFrame:
-    """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring): the measuring machine's row first, then
-    the last row of each other kind of CPU already in the table (:func:`with_other_cpus`)."""
+    """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring): the measuring machine's row first,
+    then the last row of each other kind of CPU already in the table (:func:`with_other_cpus`)."""
     from ..device import machine_info, load_average
 
     tmp = Path(tempfile.mkdtemp(prefix="xaibench-make-test-"))

@@ -110,9 +110,9 @@ _FIXED_MAX = 256
 
 @contextmanager
 def maps_per_image():
-    """Within this block every manipulation computes its effective region and HSV shift for each image, as it did
-    before :meth:`Manipulation._fixed` kept them (the reference its tests and ``python -m xaibench.bench
-    augmentation`` compare with)."""
+    """Within this block every manipulation computes its effective region and HSV shift for each image instead of
+    keeping them (:meth:`Manipulation._fixed`): the reference path its tests and ``python -m xaibench.bench
+    augmentation`` compare the kept maps with."""
     global _FIXED_MAX
     before, _FIXED_MAX = _FIXED_MAX, 0
     try:
