@@ -138,9 +138,8 @@ def _bf16_units() -> str:
 
 def bench_precision(workloads=tuple(WORKLOADS), steps: int = 8, small: bool = False) -> pd.DataFrame:
     """Every workload under each of its :data:`MODES` (see the module docstring)."""
-    from ..device import load_average, machine_info, thread_count
-
     from .. import levers
+    from ..device import load_average, machine_info, thread_count
 
     info, units = machine_info(), _bf16_units()
     rows = []
@@ -149,26 +148,25 @@ def bench_precision(workloads=tuple(WORKLOADS), steps: int = 8, small: bool = Fa
             raise ValueError(f"unknown workload {name!r}; choose from {sorted(WORKLOADS)}")
         ref = None
         for mode in MODES[name]:
+            context = {"step": WORKLOADS[name], "torch_threads": thread_count(), "cpu_bf16_units": units,
+                       "cpus": info["cpus"], "cpu_model": info["cpu_model"]}
             if mode == "bf16_autocast" and name in RECURRENT and not levers.cpu_bf16_recurrent_supported():
                 # oneDNN's recurrent kernels have no bfloat16 on this CPU: nothing to time
-                rows.append({"workload": name, "mode": mode, "ms_per_step": float("nan"),
-                             "speedup_vs_fp32": float("nan"), "max_abs_logit_diff_init": float("nan"),
-                             "max_abs_logit_diff_trained": float("nan"), "results_identical": pd.NA,
-                             "supported": False, "steps_timed": 0, "step": WORKLOADS[name],
-                             "torch_threads": thread_count(), "cpu_bf16_units": units, "cpus": info["cpus"],
-                             "cpu_model": info["cpu_model"], "load_avg_1min": load_average()})
-                print(rows[-1], flush=True)
-                continue
-            ms, before, after = _measure(name, mode, steps, small)
-            if ref is None:
-                ref = (ms, before, after)
-            rows.append({"workload": name, "mode": mode, "ms_per_step": round(ms, 1),
-                         "speedup_vs_fp32": round(ref[0] / ms, 2),
-                         "max_abs_logit_diff_init": float((before - ref[1]).abs().max()),
-                         "max_abs_logit_diff_trained": float((after - ref[2]).abs().max()),
-                         "results_identical": bool((before == ref[1]).all() and (after == ref[2]).all()),
-                         "supported": True, "steps_timed": steps, "step": WORKLOADS[name], "torch_threads": thread_count(),
-                         "cpu_bf16_units": units, "cpus": info["cpus"], "cpu_model": info["cpu_model"],
-                         "load_avg_1min": load_average()})
+                nan = float("nan")
+                rows.append({"workload": name, "mode": mode, "ms_per_step": nan, "speedup_vs_fp32": nan,
+                             "max_abs_logit_diff_init": nan, "max_abs_logit_diff_trained": nan,
+                             "results_identical": pd.NA, "supported": False, "steps_timed": 0, **context,
+                             "load_avg_1min": load_average()})
+            else:
+                ms, before, after = _measure(name, mode, steps, small)
+                if ref is None:
+                    ref = (ms, before, after)
+                rows.append({"workload": name, "mode": mode, "ms_per_step": round(ms, 1),
+                             "speedup_vs_fp32": round(ref[0] / ms, 2),
+                             "max_abs_logit_diff_init": float((before - ref[1]).abs().max()),
+                             "max_abs_logit_diff_trained": float((after - ref[2]).abs().max()),
+                             "results_identical": bool((before == ref[1]).all() and (after == ref[2]).all()),
+                             "supported": True, "steps_timed": steps, **context,
+                             "load_avg_1min": load_average()})  # after the measurement
             print(rows[-1], flush=True)
     return pd.DataFrame(rows)
