@@ -21,13 +21,12 @@ from . import metrics as cf
 from . import runner
 
 #: the run settings per profile: texts per dataset, steps, the predictor's and infiller's training caps, and
-#: MiCE's stage-1 infiller (the quick profile: notebook 22's IMDb cell only, on small training subsets).  Notebooks 12
-#: and 22 read their training caps from here (so 22 reuses the predictors and infillers 12 trained), 22 its quick
-#: steps too; its parameters' defaults (texts, steps, infiller) are these full-profile values
+#: MiCE's stage-1 infiller (the quick profile: notebook 22's IMDb cell only).  Notebook 22 reads its training caps
+#: and quick steps from here; its parameters' defaults (texts, steps, infiller) are these full-profile values
 SETTINGS: dict[str, dict[str, Any]] = {
     "full": {"samples": dict(runner.FULL_SAMPLE), "n_steps": cf.N_STEPS, "max_train": None, "lm_max_texts": 20000,
              "mice_infiller": "two-sided", "predictor": "logreg", "max_words": 400},
-    "quick": {"samples": {"imdb": 2}, "n_steps": 2, "max_train": 500, "lm_max_texts": 300,
+    "quick": {"samples": {"imdb": 2}, "n_steps": 2, "max_train": 2000, "lm_max_texts": 1000,
               "mice_infiller": "two-sided", "predictor": "logreg", "max_words": 400},
 }
 
