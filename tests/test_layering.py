@@ -4,7 +4,7 @@ packages nor between any two modules.
 
 Layers, low to high (a module may import its own layer and the layers below)::
 
-    0  foundation   io, paths, config, cache, device, utils, checks, text, glove, tables, progress, nlp, plotting, registry, executor (no domain knowledge)
+    0  foundation   io, paths, paramstamp, config, cache, device, utils, checks, text, glove, tables, progress, nlp, plotting, registry, executor (no domain knowledge)
     1  data         loading, splitting and describing datasets
     2  models       classifiers, training
     3  explainers   the explainer interface and every explainer
@@ -42,7 +42,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "xaibench"
 
 LAYERS: dict[str, int] = {
-    "__init__": 0, "io": 0, "paths": 0, "config": 0, "cache": 0, "device": 0, "levers": 0, "steps": 0, "utils": 0, "checks": 0, "text": 0, "glove": 0,
+    "__init__": 0, "io": 0, "paths": 0, "paramstamp": 0, "config": 0, "cache": 0, "device": 0, "levers": 0, "steps": 0, "utils": 0, "checks": 0, "text": 0, "glove": 0,
     "tables": 0, "resources": 0, "progress": 0, "nlp": 0, "plotting": 0, "viz": 0, "store": 0, "registry": 0, "executor": 0,
     "data": 1,
     "models": 2,

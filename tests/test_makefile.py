@@ -296,9 +296,9 @@ def test_every_target_specific_parameter_reaches_the_stamp():
     text = _make("-n", "-B", "all", "MODEL=lstm", "SEEDS=42 43", "CF_IMDB=300")
     stamps = {}
     for line in text.splitlines():
-        if "-m xaibench.reports params " in line:
+        if " -m xaibench.paramstamp " in line:
             cmd = shlex.split(line.split("then ", 1)[1].split(";")[0])
-            stamps[Path(cmd[4]).name] = cmd[6:]
+            stamps[Path(cmd[3]).name] = cmd[5:]
     runs = {}
     for cmd in [shlex.split(li) for li in text.splitlines() if " -m papermill " in li]:
         i = cmd.index("--progress-bar")

@@ -299,18 +299,49 @@ def test_committed_reports_show_the_current_notebook_sources(report):
         f"{report.name} is stale: cells {changed or 'count'} differ from {source.name}; rerun it with make"
 
 
-def test_the_make_time_parameter_stamps_import_no_pandas():
-    """make runs `python -m xaibench.reports params` once per report on every invocation (make -n too): that path
-    must not import pandas (about half a second each, 27 times per `make quick`)."""
+def test_the_make_time_parameter_stamps_import_only_the_standard_library(tmp_path):
+    """make refreshes the stamp of every report it considers, one process each, on every invocation (make -n too):
+    that process (`python -m xaibench.paramstamp`, as the Makefile runs it) imports the standard library and
+    xaibench.paths only, not the registry, numpy or pandas; the stamp it writes is the one
+    :func:`xaibench.reports.refresh_param_stamp` writes, and a report run with other parameters gets a newer stamp
+    and a notice."""
     import subprocess
     import sys
 
-    code = ("import sys, runpy; sys.argv = ['reports', 'params', '{nb}', '{stamp}', '-p', 'profile', 'quick']\n"
-            "try:\n    runpy.run_module('xaibench.reports', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print('pandas' in sys.modules)")
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run([sys.executable, "-c", code.format(nb=f"{tmp}/01_x.ipynb", stamp=f"{tmp}/01_x.params")],
+    from xaibench import reports
+
+    report = tmp_path / "01_x.ipynb"
+    report.write_text(json.dumps({"cells": [], "metadata": {"papermill": {"parameters": {"profile": "quick",
+                                                                                         "seeds": "42"}}},
+                                  "nbformat": 4, "nbformat_minor": 5}))
+    code = ("import sys, runpy; sys.argv = ['paramstamp', {nb!r}, {stamp!r}, '-p', 'profile', 'quick', '-p', 'seeds', "
+            "{seeds!r}]\nrunpy.run_module('xaibench.paramstamp', run_name='__main__')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('xaibench', 'pandas', 'numpy')))")
+    for seeds, want in (("42", "same"), ("43", "changed")):
+        stamp = tmp_path / f"01_x-{seeds}.params"
+        out = subprocess.run([sys.executable, "-c", code.format(nb=str(report), stamp=str(stamp), seeds=seeds)],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr[-2000:]
-        assert out.stdout.strip().splitlines()[-1] == "False"
+        assert out.stdout.strip().splitlines()[-1] == str(["xaibench", "xaibench.paths", "xaibench.progress"])
+        assert ("run with other parameters (seeds: '42' -> 43)" in out.stderr) == (want == "changed"), out.stderr
+        assert (stamp.stat().st_mtime_ns > report.stat().st_mtime_ns) == (want == "changed")
+        again = tmp_path / f"again-{seeds}.params"
+        assert reports.refresh_param_stamp(report, again, {"profile": "quick", "seeds": seeds},
+                                           notice=lambda m: None) == want
+        assert stamp.read_text() == again.read_text()
+
+
+@pytest.mark.parametrize("explainers, imports_registry", [("", False), ("all", False), ("lime", True)])
+def test_make_checks_the_default_parameters_without_pandas(explainers, imports_registry):
+    """make checks every parameter once per invocation: with the defaults (no explainer to look up) that process
+    imports neither pandas nor the protocols; an explainer name is looked up in the registry, which imports them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, runpy; sys.argv = ['reports', 'check', 'PROFILE=quick', 'SEEDS=42 43', 'MODEL=lstm', "
+            "'MODELS=minilm lstm', 'TASKS=binary ternary', 'EXPLAINERS={e}', 'XAIBENCH_DEVICE=', 'XAIBENCH_LEVERS=']\n"
+            "runpy.run_module('xaibench.reports', run_name='__main__')\n"
+            "print('pandas' in sys.modules, 'xaibench.evaluation.protocol' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code.format(e=explainers)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == [str(imports_registry), str(imports_registry)]

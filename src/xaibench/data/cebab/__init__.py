@@ -33,14 +33,28 @@ majority'``.  "Combined" statistics use ``train_inclusive + dev + test`` (every 
 
 from __future__ import annotations
 
-from ..fetch import DataError
-from .loading import load_cebab
-from .pairs import PAIR_COLUMNS, edit_pairs, task_pairs
 from .schema import *  # noqa: F401,F403 - the vocabulary is this package's public surface
 from .schema import __all__ as _schema_all
-from .statistics import (aspect_label_counts, edit_distances, edit_pair_counts, empirical_ate, levenshtein,
-                         metadata_counts, normalized_edit_distance, review_rating_counts)
-from .tasks import absa_frame, fit_frame, label_names, review_label, task_frame
+
+#: the rest of the public surface, imported on first use (``loading`` imports pandas: a process that only checks
+#: a Make parameter, such as make's ``check-params``, does not pay for it)
+_LAZY = {"DataError": "xaibench.data.fetch", "load_cebab": ".loading", "PAIR_COLUMNS": ".pairs", "edit_pairs": ".pairs",
+         "task_pairs": ".pairs", "aspect_label_counts": ".statistics", "edit_distances": ".statistics",
+         "edit_pair_counts": ".statistics", "empirical_ate": ".statistics", "levenshtein": ".statistics",
+         "metadata_counts": ".statistics", "normalized_edit_distance": ".statistics",
+         "review_rating_counts": ".statistics", "absa_frame": ".tasks", "fit_frame": ".tasks", "label_names": ".tasks",
+         "review_label": ".tasks", "task_frame": ".tasks"}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    if name in ("loading", "pairs", "statistics", "tasks"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     *_schema_all, "DataError", "load_cebab", "label_names", "review_label", "task_frame", "absa_frame",
