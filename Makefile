@@ -134,7 +134,7 @@ $(STAMP): pyproject.toml
 
 # the project's own sources (src/ is installed editable, so uv does not compile it) and tests, compiled to
 # bytecode: where PYTHONDONTWRITEBYTECODE is set, every new process (each make step, notebook kernel, pytest and
-# executor worker) would otherwise compile what it imports again (a quarter of the time of make -n quick); a file edited
+# executor worker) would otherwise compile what it imports again (python -m xaibench.bench make_steps); a file edited
 # later is recompiled in memory, as without this, until the next make env or make test writes it again
 BYTECODE = @$(PY) -m compileall -q -j0 src tests >/dev/null
 
@@ -277,7 +277,7 @@ TEST_WORKERS ?= 2
 PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE XAIBENCH_SCHEDULER=serial $(PY) -m pytest -v --durations=15 \
 	-n $(TEST_WORKERS) --dist loadgroup
 .PHONY: test test-all bench
-test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (6-10 min from a fresh clone on 2 cores, .venv and data included: python -m xaibench.bench make_test)
+test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (8-14 min from a fresh clone on 2 cores, by CPU, .venv and data included: python -m xaibench.bench make_test)
 	$(BYTECODE)
 	$(PYTEST)
 
@@ -299,7 +299,8 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench training_pool  # notebook 02: a map per part vs one map (about 10 min on 2 cores)
 	$(PY) -m xaibench.bench cores
 	$(PY) -m xaibench.bench precision
-	$(PY) -m xaibench.bench make_test  # last benchmark: a fresh clone of HEAD runs `make test` (6-10 min on 2 cores)
+	$(PY) -m xaibench.bench make_steps
+	$(PY) -m xaibench.bench make_test  # last benchmark: a fresh clone of HEAD runs `make test` (8-14 min on 2 cores)
 	$(PY) -m xaibench.bench timings  # docs/timings.md and the README's timing table from the bench tables
 
 # ---- human-grounded survey (real participants) -----------------------------------------------

@@ -313,3 +313,24 @@ def test_make_test_sentence_names_each_cpu_and_a_run_above_the_target():
         "`make test` from a fresh clone, with the environment and data: 13.8 min for `abc1234` on an AMD EPYC "
         "(family 25 model 1), 2 cores (9 passed, 2 skipped; above the 10-min target); 7.6 min for `def5678` on an "
         "AMD EPYC (family 26 model 2), 2 cores (9 passed).")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_make_steps_bench_times_each_step_both_ways_and_counts_the_stamps(monkeypatch):
+    """Each step is timed without and with bytecode (the sources compiled again at the end); the speed-up is the
+    no-bytecode time over the row's; a dry run's processes are its stamp processes, one per report."""
+    from xaibench.bench import make_steps
+
+    state, calls = {"compiled": True}, []
+    monkeypatch.setattr(make_steps, "_pycache", lambda root, compiled: (calls.append(compiled),
+                                                                        state.update(compiled=compiled)))
+    monkeypatch.setattr(make_steps, "_median_seconds", lambda cmd, root, env, repeats:
+                        (1.0 if state["compiled"] else 4.0) * (2 if cmd[0] == "make" else 1))
+    out = make_steps.bench_make_steps(repeats=1)
+    assert calls == [False, True, True] and len(out) == 10
+    assert set(out.loc[out.bytecode, "speedup_vs_no_bytecode"]) == {4.0}
+    assert set(out.loc[~out.bytecode, "speedup_vs_no_bytecode"]) == {1.0}
+    stamps = out.set_index(["step", "bytecode"])["processes"]
+    # every notebook's report (notebook 02: one per classifier part) gets its stamp
+    assert stamps[("make -n quick", True)] >= len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")))
+    assert stamps[("parameter stamp: python -m xaibench.paramstamp", True)] == 1

@@ -56,6 +56,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "precision":
         from .precision import bench_precision
         return bench_precision(tuple(args.workloads))
+    if name == "make_steps":
+        from .make_steps import bench_make_steps
+        return bench_make_steps()
     if name == "make_all":
         from .make_all import bench_make_all
         return bench_make_all(args.reports)

@@ -50,6 +50,7 @@ BENCHMARKS: dict[str, str] = {
     "training_pool": "notebook 02's classifiers, each part's seeds a map of their own vs all parts in one map: wall seconds, bit-identity",
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
     "precision": "ms per training step in float32, channels-last and bfloat16 autocast, and how far each moves the logits",
+    "make_steps": "what every make invocation costs before any notebook runs: the parameter check, one stamp process per report, dry runs; with and without bytecode",
     "make_all": "wall time of every executed notebook of the last full run",
     "make_test": "fresh-clone `make test` (as CI runs it): wall time, pytest's time, the set-up, outcome counts",
 }
