@@ -91,7 +91,7 @@ nb_params = -p profile $(PROFILE) $(if $(filter undefined,$(origin NB_PARAMS_$(1
 # it records (make faithfulness SEEDS=43 after a run with the default seeds).  Each report's parameter stamp is refreshed on every
 # make run, under make -n too (+): made newer than the report when they differ (with a notice), else
 # no newer than it, so a fresh clone does not rerun reports recorded with the requested parameters.  One process
-# per stamp, which imports the standard library and xaibench.paths only (xaibench.paramstamp: 27 stamps in `make quick`).
+# per stamp, which imports the standard library and xaibench.paths only (xaibench.paramstamp: 26 stamps in `make quick`).
 PARAM_STAMPS := data/cache/params/$(or $(RUN_DIR),$(PROFILE))
 .PHONY: FORCE
 $(PARAM_STAMPS)/%.params: FORCE | check-params
