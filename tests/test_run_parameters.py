@@ -1,12 +1,12 @@
 """Parameters of a run: the checks make runs before any notebook (`python -m xaibench.reports check`),
 the same checks in the notebooks and runners, and the comparison that decides whether a report is
-rerun (`python -m xaibench.reports params`)."""
+rerun (`python -m xaibench.paramstamp`, which make runs once per report)."""
 import json
 import os
 
 import pytest
 
-from xaibench import device, reports
+from xaibench import device, paramstamp, reports
 from xaibench.config import check_notebook_parameters, parse_seeds, positive_int, use_profile
 from xaibench.data.cebab import check_tasks
 from xaibench.models.zoo import check_model
@@ -157,9 +157,9 @@ def test_the_stamp_is_newer_than_the_report_only_when_the_parameters_differ(tmp_
     assert reports.refresh_param_stamp(rep, stamp, {"profile": "full", "seeds": "42 43"}) == "same"
     assert stamp.stat().st_mtime_ns <= rep.stat().st_mtime_ns and capsys.readouterr().err == ""
     os.utime(stamp, (1_800_000_000, 1_800_000_000))  # a fresh clone: the stamp is newer than the report
-    reports.main(["params", str(rep), str(stamp), "-p", "profile", "full", "-p", "seeds", "42 43"])
+    paramstamp.main([str(rep), str(stamp), "-p", "profile", "full", "-p", "seeds", "42 43"])
     assert stamp.stat().st_mtime_ns <= rep.stat().st_mtime_ns
-    reports.main(["params", str(rep), str(stamp), "-p", "profile", "full", "-p", "seeds", "43"])
+    paramstamp.main([str(rep), str(stamp), "-p", "profile", "full", "-p", "seeds", "43"])
     assert stamp.stat().st_mtime_ns > rep.stat().st_mtime_ns
     err = capsys.readouterr().err
     assert str(rep) in err and "seeds: '42 43' -> 43" in err and f"git checkout -- {rep}" in err

@@ -34,7 +34,7 @@ Refreshing a committed report without rerunning its experiments (``python -m xai
     did under ``metadata.xaibench.synced``.  Any other change to a code cell is refused with the
     cell's number and the ``make`` target that reruns the notebook.
 
-Rerunning a report when its parameters change (``python -m xaibench.reports params``)
+Rerunning a report when its parameters change (``python -m xaibench.paramstamp``, re-exported here)
     ``make`` reruns a report when the parameters it would run with (``-p NAME VALUE``, the profile
     included, and the plug-ins of ``XAIBENCH_PLUGINS``) differ from those the report records
     (``metadata.papermill.parameters``, ``metadata.xaibench.plugins``), not only when
@@ -529,11 +529,6 @@ def main(argv: list[str] | None = None) -> None:
                                        "and the README status section")
     cl.add_argument("papers", nargs="*", help="papers (default: all)")
     sub.add_parser("readme-status", help="print the README status section generated from the claims tables")
-    pa = sub.add_parser("params", help="refresh the parameter stamp STAMP of REPORT for a run with the given "
-                                       "papermill parameters (newer than REPORT only when they differ from its own)")
-    pa.add_argument("report")
-    pa.add_argument("stamp")
-    pa.add_argument("-p", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"), dest="params")
     ch = sub.add_parser("check", help="check Make parameters (NAME=value ...) before any run")
     ch.add_argument("assignments", nargs="*", metavar="NAME=value")
     ch.add_argument("--command-line", default="", metavar="NAMES",
@@ -566,8 +561,6 @@ def main(argv: list[str] | None = None) -> None:
         from .evaluation.claims import readme_status
 
         print(readme_status())
-    elif args.cmd == "params":
-        refresh_param_stamp(args.report, args.stamp, requested_parameters(dict(args.params)))
     elif args.cmd == "check":
         pairs = [a.partition("=") for a in args.assignments]
         bad = [a for a, (_, eq, _) in zip(args.assignments, pairs) if not eq]

@@ -62,12 +62,9 @@ def bench_make_steps(repeats: int = 9) -> pd.DataFrame:
         "make -n quick": ["make", "--no-print-directory", "-n", "quick"],
         "make -n all": ["make", "--no-print-directory", "-n", "all"],
     }
-    dry = subprocess.run(["make", "--no-print-directory", "-n", "quick"], cwd=root, env=env, capture_output=True,
-                         text=True, check=True).stdout
-    n_stamps = {"make -n quick": dry.count("-m xaibench.paramstamp "),
-                "make -n all": subprocess.run(["make", "--no-print-directory", "-n", "all"], cwd=root, env=env,
-                                              capture_output=True, text=True, check=True).stdout
-                .count("-m xaibench.paramstamp ")}
+    n_stamps = {f"make -n {goal}": subprocess.run(["make", "--no-print-directory", "-n", goal], cwd=root, env=env,
+                                                   capture_output=True, text=True, check=True).stdout
+                .count("-m xaibench.paramstamp ") for goal in ("quick", "all")}
     rows = []
     try:
         for compiled in (False, True):

@@ -38,7 +38,7 @@ from .schema import __all__ as _schema_all
 
 #: the rest of the public surface, imported on first use (``loading`` imports pandas: a process that only checks
 #: a Make parameter, such as make's ``check-params``, does not pay for it)
-_LAZY = {"DataError": "xaibench.data.fetch", "load_cebab": ".loading", "PAIR_COLUMNS": ".pairs", "edit_pairs": ".pairs",
+_LAZY = {"DataError": "..fetch", "load_cebab": ".loading", "PAIR_COLUMNS": ".pairs", "edit_pairs": ".pairs",
          "task_pairs": ".pairs", "aspect_label_counts": ".statistics", "edit_distances": ".statistics",
          "edit_pair_counts": ".statistics", "empirical_ate": ".statistics", "levenshtein": ".statistics",
          "metadata_counts": ".statistics", "normalized_edit_distance": ".statistics",
