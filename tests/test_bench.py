@@ -334,3 +334,31 @@ def test_make_steps_bench_times_each_step_both_ways_and_counts_the_stamps(monkey
     # every notebook's report (notebook 02: one per classifier part) gets its stamp
     assert stamps[("make -n quick", True)] >= len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")))
     assert stamps[("parameter stamp: python -m xaibench.paramstamp", True)] == 1
+
+
+def test_infillers_bench_trains_both_kinds_each_way_and_compares_the_models(monkeypatch):
+    """The separate way tokenises the training set once per kind, the shared way once; the models of both ways are
+    compared byte for byte (here the same toy texts, so identical)."""
+    from xaibench.bench import infillers
+    from xaibench.data import cf_data
+    from xaibench.models import cf_predictors
+
+    from tests.helpers.toy_text import TEXTS, count_tokenizer_pipes
+
+    frame = pd.DataFrame({"text": list(TEXTS) * 3, "label": [0, 1] * 3, "split": "train"})
+    monkeypatch.setattr(cf_data, "load_cf_dataset", lambda name: frame.copy())
+    piped = count_tokenizer_pipes(monkeypatch)
+
+    class Clf:
+        def fingerprint(self):
+            return "toy"
+
+        def predict(self, xs):
+            return np.array([len(x) % 2 for x in xs])
+
+    monkeypatch.setattr(cf_predictors, "get_predictor", lambda d, model, seed=42: Clf())
+    out = infillers.bench_infillers(datasets=("imdb",), max_texts=4)
+    assert piped == [4, 4, 4]  # separate: each kind; shared: once
+    [row] = out.to_dict("records")
+    assert row["n_texts"] == 4 and row["identical"] is True and row["predictor"] == "logreg"
+    assert row["seconds_saved"] == pytest.approx(row["seconds_separate"] - row["seconds_shared"], abs=0.11)

@@ -6,7 +6,7 @@ import pytest
 from xaibench.explainers.counterfactual.mice import MiCE
 from xaibench.explainers.counterfactual.ngram import BigramLM, TwoSidedLM
 
-from tests.helpers.toy_text import NEG, POS, TEXTS, sentiment_logreg
+from tests.helpers.toy_text import NEG, POS, TEXTS, count_tokenizer_pipes, sentiment_logreg
 
 # "a" is followed by "b" twice and by "c" once; only "c" is ever followed by "y"
 CORPUS = [["a", "b", "x"], ["a", "b", "x"], ["a", "c", "y"]]
@@ -109,3 +109,47 @@ def test_pickled_infiller_samples_the_same(two):
         w2, p2 = again.distribution(*args)
         assert list(w1) == list(w2) and np.allclose(p1, p2)
     assert two.sample_span("<s>", "x", 3, np.random.default_rng(5)) == again.sample_span("<s>", "x", 3, np.random.default_rng(5))
+
+
+def test_the_bigram_and_two_sided_infillers_of_a_dataset_tokenise_its_texts_once(monkeypatch):
+    """train_ngram shares the spaCy tokens and predicted labels of a training set between the two infiller kinds:
+    each kind is the model it would be with its own tokenisation, and a new training set (other texts, another
+    predictor) is tokenised again."""
+    import pickle
+
+    import pandas as pd
+
+    from xaibench.data import cf_data
+    from xaibench.explainers.counterfactual import ngram
+
+    texts = [t for t in TEXTS] * 2
+    frame = pd.DataFrame({"text": texts, "label": [i % 2 for i in range(len(texts))], "split": "train"})
+    monkeypatch.setattr(cf_data, "load_cf_dataset", lambda name: frame.copy())
+    piped, predicted = count_tokenizer_pipes(monkeypatch), []
+
+    class Predictor:
+        def __init__(self, fp):
+            self.fp = fp
+
+        def fingerprint(self):
+            return self.fp
+
+        def predict(self, xs):
+            predicted.append(len(xs))
+            return np.array([int("good" in x) for x in xs])
+
+    monkeypatch.setattr(ngram, "_TRAINING_SET", {})
+    shared = [ngram.train_ngram("imdb", Predictor("a"), max_texts=None, kind=k) for k in ("bigram", "two-sided")]
+    assert piped == [len(texts)] and predicted == [len(texts)] and ngram._TRAINING_SET == {}  # released after both
+    alone = []
+    for k in ("bigram", "two-sided"):
+        monkeypatch.setattr(ngram, "_TRAINING_SET", {})
+        alone.append(ngram.train_ngram("imdb", Predictor("a"), max_texts=None, kind=k))
+    assert [pickle.dumps(m) for m in shared] == [pickle.dumps(m) for m in alone]
+    piped.clear(), predicted.clear()
+    monkeypatch.setattr(ngram, "_TRAINING_SET", {})
+    ngram.train_ngram("imdb", Predictor("a"), max_texts=None)
+    ngram.train_ngram("imdb", Predictor("b"), max_texts=None, kind="two-sided")  # other labels: not shared
+    ngram.train_ngram("imdb", None, max_texts=3, kind="two-sided")  # other texts, gold labels
+    assert piped == [len(texts), len(texts), 3] and predicted == [len(texts), len(texts)]
+    assert len(ngram._TRAINING_SET) == 1  # one training set held at a time

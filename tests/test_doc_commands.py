@@ -91,6 +91,7 @@ FORMS = {
     "python -m xaibench.bench precision": "cli",
     "python -m xaibench.bench augmentation": "cli",
     "python -m xaibench.bench make_steps": "cli",
+    "python -m xaibench.bench infillers": "cli",
     "make -j2 all": "dry",
     "make faithfulness XAIBENCH_LEVERS=bf16": "dry",
     "make levers": "dry",

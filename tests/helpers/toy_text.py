@@ -44,3 +44,20 @@ def toy_wordnet() -> WordNet:
     for w in ("hated", "loved", "disliked", "adored"):
         wn.pos[w] = {"VERB"}
     return wn
+
+
+def count_tokenizer_pipes(monkeypatch) -> list[int]:
+    """``xaibench.nlp.nlp()`` replaced by a pipeline whose tokenizer is the real one and records how many texts each
+    ``tokenizer.pipe`` call reads (the returned list)."""
+    from xaibench import nlp as nlp_mod
+
+    real, piped = nlp_mod.nlp(), []
+
+    class Tokenizer:
+        def pipe(self, xs, batch_size=256):
+            xs = list(xs)
+            piped.append(len(xs))
+            return real.tokenizer.pipe(xs, batch_size=batch_size)
+
+    monkeypatch.setattr(nlp_mod, "nlp", lambda: type("Pipeline", (), {"tokenizer": Tokenizer()})())
+    return piped

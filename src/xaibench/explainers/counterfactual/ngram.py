@@ -275,6 +275,38 @@ def train_ngram(dataset: str, predictor=None, max_texts: int | None = 20000, see
     if max_texts is not None and len(train) > max_texts:
         train = train.sample(n=max_texts, random_state=seed)
     texts = train["text"].tolist()
-    labels = train["label"].to_numpy() if predictor is None else predictor.predict(texts)
-    toks = [[t.text for t in d if not t.is_space] for d in nlp().tokenizer.pipe(texts, batch_size=256)]
-    return (TwoSidedLM() if kind == "two-sided" else BigramLM()).fit(toks, [int(x) for x in labels])
+
+    def tokens_and_labels() -> tuple[list, list[int]]:
+        labels = train["label"].to_numpy() if predictor is None else predictor.predict(texts)
+        toks = [[t.text for t in d if not t.is_space] for d in nlp().tokenizer.pipe(texts, batch_size=256)]
+        return toks, [int(x) for x in labels]
+
+    toks, labels = _shared_training_set(texts, predictor, kind, tokens_and_labels)
+    return (TwoSidedLM() if kind == "two-sided" else BigramLM()).fit(toks, labels)
+
+
+#: the spaCy tokens and labels of the last training set :func:`train_ngram` read, kept until every infiller kind
+#: has been trained on it: the bigram and two-sided infillers of a dataset read the same texts with the same labels,
+#: so the second one does not tokenise and label them again (the fitted models are the same either way)
+_TRAINING_SET: dict = {}
+_KINDS = ("bigram", "two-sided")
+
+
+def _shared_training_set(texts: list[str], predictor, kind: str, compute) -> tuple[list, list[int]]:
+    """``compute()`` once per training set: keyed on the texts (a digest) and the predictor that labels them
+    (its fingerprint; gold labels: ``None``). A predictor without a fingerprint is never shared. One training set
+    is held at a time, and only until each kind in ``_KINDS`` has read it."""
+    import hashlib
+
+    if predictor is not None and not hasattr(predictor, "fingerprint"):
+        return compute()
+    digest = hashlib.sha1("\x00".join(texts).encode()).hexdigest()
+    key = (digest, len(texts), None if predictor is None else predictor.fingerprint())
+    entry = _TRAINING_SET.get(key)
+    if entry is None:
+        _TRAINING_SET.clear()
+        entry = _TRAINING_SET[key] = {"data": compute(), "read_by": set()}
+    entry["read_by"].add(kind)
+    if entry["read_by"] >= set(_KINDS):
+        del _TRAINING_SET[key]
+    return entry["data"]
