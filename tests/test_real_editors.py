@@ -244,6 +244,13 @@ def test_the_runner_builds_a_named_original_editor_and_keys_its_chains_on_the_mo
     monkeypatch.setattr(cf_data, "sample_test", lambda d, n, seed=42, max_words=None: pd.DataFrame(
         {"text": TEXTS[:n], "label": [1, 0][:n]}))
     monkeypatch.setenv("XAIBENCH_POLYJUICE_MODEL", str(folder))
+    # what is tested is the runner's wiring, not generation: one short sample per prompt (the editor builds itself
+    # from its name as before; test_polyjuice_hf_end_to_end_on_a_tiny_gpt2 generates at other sizes)
+    from xaibench.explainers import counterfactual as editors
+
+    build = editors.build_editor
+    monkeypatch.setattr(editors, "build_editor", lambda name, *a, **kw: build(name, *a, max_new_tokens=4,
+                                                                              n_samples=1, **kw))
     chains, stats = R.run_experiment("imdb", "polyjuice_hf", 2, n_steps=2, progress=False)
     assert sorted(chains["step"].unique()) == [0, 1, 2] and chains["text_id"].nunique() == 2
     assert stats["editor"] == "polyjuice_hf"
