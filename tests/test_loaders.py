@@ -57,12 +57,22 @@ ARXIV_CATS = {"physics": 540, "computer science": 405, "mathematics": 300, "quan
               "economics": 29}
 
 
+class _Parsed(dict):
+    """A text dataset parsed from the project's data/raw the first time a test asks for it, then kept (a pytest
+    worker parses only the datasets of the tests it runs)."""
+
+    def __missing__(self, name):
+        self[name] = loaders.build(name)
+        return self[name]
+
+
 @pytest.fixture(scope="session")
 def frames():
-    """Every text dataset parsed once from the project's data/raw (fetched from the mirror if needed)."""
+    """Every text dataset, each parsed once per test process from the project's data/raw (fetched from the mirror
+    if needed)."""
     if not HAVE_DATA:
         pytest.skip("no data")
-    return {name: loaders.build(name) for name in loaders.TEXT_DATASETS}
+    return _Parsed()
 
 
 def test_registry_matches_sources():
