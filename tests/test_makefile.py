@@ -478,3 +478,20 @@ def test_notebook_02_reports_train_in_one_pool_first():
     call = " ".join(lines[pool[0]:pool[0] + 2])
     assert "--reports reports/full" in call and "--prereq notebooks/02_train_classifier.ipynb" in call
     assert call.count("--part ") == len(runs) == 13  # 2 models x 3 tasks x 2 splits, and the ABSA model
+
+
+def test_what_env_installs_without_bytecode_is_compiled_and_so_are_the_projects_sources():
+    """pip installs torch with --no-compile (its one-file-at-a-time compile is the slow part of the install); the
+    next step compiles the whole site-packages on every core, before anything imports it, and the env and test
+    recipes compile the project's sources and tests."""
+    recipe = MAKEFILE.split("$(STAMP): pyproject.toml\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    no_compile = [i for i, line in enumerate(recipe) if "pip install" in line and "--no-compile" in line]
+    assert no_compile, "torch is installed by pip with --no-compile"
+    after = recipe[no_compile[-1] + 1:]
+    compile_at = next(i for i, line in enumerate(after) if "-m compileall" in line and "-j0" in line)
+    assert 'sysconfig.get_paths()["purelib"]' in after[compile_at]
+    assert not any("pip install" in line or "import" in line
+                   for line in after[:compile_at] if not line.strip().startswith("@#"))
+    assert any(line.strip() == "$(BYTECODE)" for line in recipe) and re.search(r"^BYTECODE = .*compileall -q -j0 src tests", MAKEFILE, re.M)
+    for target in ("test", "test-all"):
+        assert MAKEFILE.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0].count("$(BYTECODE)") == 1, target
