@@ -419,3 +419,39 @@ def test_run_one_is_bit_for_bit_the_run_with_maps_per_image_and_arithmetic_norma
         pd.testing.assert_frame_equal(fin_new.drop(columns=timing), fin_old.drop(columns=timing), check_exact=True)
         pd.testing.assert_frame_equal(tr_new.drop(columns=timing, errors="ignore"),
                                       tr_old.drop(columns=timing, errors="ignore"), check_exact=True)
+
+
+def test_run_one_steps_adam_with_the_multi_tensor_step_and_trains_the_weights_of_the_per_parameter_loop(monkeypatch):
+    """The image runs build Adam with foreach=True (one kernel per operation over all tensors): the read checkpoint's
+    weights, every table and the Attr% of every method are bit for bit those of torch's per-parameter loop."""
+    import torch
+
+    from tests.helpers.optim import differing, record_adam
+    from xaibench.evaluation.attribution_gt import manipulations as mp
+
+    monkeypatch.delenv("XAIBENCH_LEVERS", raising=False)
+    rng = np.random.default_rng(3)
+    images = {f"s{i}": [rng.integers(0, 255, (20, 20, 3), dtype=np.uint8) for _ in range(8)] for i in range(2)}
+    cfg = ir.ImageConfig(canvas=16, widths=(4, 8), epochs=3, n_train=5, n_val=1, n_explain=2, smoothgrad_samples=2,
+                         lime_samples=8, lime_segments=4, shap_samples=2, stop_val_acc=0, best_checkpoint=True)
+    manip = mp.random_manipulation("noise", np.random.default_rng(2))
+    timing = ["seconds_per_image", "train_seconds"]
+    runs = {}
+    for force in ({}, {"foreach": False}):
+        seen: list = []
+        with monkeypatch.context() as m:
+            record_adam(m, seen, **force)
+            s, fin, tr = ir.run_one(images, ("s0", "s1"), manip, 0.5, 0, cfg, track=True)
+        assert len(seen) == 1
+        runs[bool(force)] = (seen[0], s, fin, tr)
+    (kw, params, *_), s, fin, tr = runs[False][0], *runs[False][1:]
+    (_, loop_params), s_loop, fin_loop, tr_loop = runs[True][0], *runs[True][1:]
+    assert kw.get("foreach") is True and not kw.get("fused")
+    assert differing(params, loop_params) == [] and len(params) > 4
+    nudged = [p.detach().clone() for p in params]  # the comparison sees a one-ulp change
+    nudged[0].view(-1)[0] = torch.nextafter(nudged[0].view(-1)[0], torch.tensor(np.inf))
+    assert differing(nudged, params) == [0]
+    assert {k: v for k, v in s.items() if k not in timing} == {k: v for k, v in s_loop.items() if k not in timing}
+    pd.testing.assert_frame_equal(fin.drop(columns=timing), fin_loop.drop(columns=timing), check_exact=True)
+    pd.testing.assert_frame_equal(tr.drop(columns=timing, errors="ignore"), tr_loop.drop(columns=timing, errors="ignore"),
+                                  check_exact=True)

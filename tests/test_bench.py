@@ -189,6 +189,36 @@ def test_precision_bench_records_bf16_on_recurrent_layers_as_unsupported_where_t
     assert not df.loc["bf16_autocast", "supported"] and df.loc["bf16_autocast", "steps_timed"] == 0
 
 
+def test_optimizer_bench_prices_the_foreach_step_per_unit_against_the_per_parameter_loop(monkeypatch):
+    """seconds_saved_per_unit = (the loop's ms - the step's ms) x steps per unit / 1000; `identical` compares the
+    trained weights with the loop's, bit for bit."""
+    import torch
+
+    from xaibench.bench import optimizer
+
+    weights = {"per-parameter loop": [torch.tensor([1.0, 2.0])], "foreach": [torch.tensor([1.0, 2.0])]}
+    ms = {"per-parameter loop": (10.0, 100.0), "foreach": (6.0, 97.0)}
+    monkeypatch.setattr(optimizer, "_units", lambda w, small: (f"a unit of {w}", 250))
+    monkeypatch.setattr(optimizer, "_train", lambda w, step, steps, small: (*ms[step], weights[step]))
+    df = optimizer.bench_optimizer(("image",))
+    assert df.step.tolist() == ["per-parameter loop", "foreach"] and df.identical.tolist() == [True, True]
+    assert df.seconds_saved_per_unit.tolist() == [0.0, 1.0] and set(df.steps_per_unit) == {250}
+    weights["foreach"] = [torch.tensor([1.0, torch.nextafter(torch.tensor(2.0), torch.tensor(3.0)).item()])]
+    assert optimizer.bench_optimizer(("minilm",)).identical.tolist() == [True, False]  # one ulp apart
+    with pytest.raises(ValueError, match="unknown workload 'gpu'"):
+        optimizer.bench_optimizer(("gpu",))
+
+
+def test_optimizer_bench_trains_the_real_modules_to_the_same_weights_both_ways():
+    from xaibench.bench import optimizer
+
+    df = optimizer.bench_optimizer(steps=1, small=True)
+    assert df.workload.tolist() == ["image", "image", "minilm", "minilm"]
+    assert df.identical.all() and (df.optimizer_ms > 0).all() and (df.training_step_ms >= df.optimizer_ms).all()
+    units = df.drop_duplicates("workload").set_index("workload").steps_per_unit
+    assert units["image"] == 63 and units["minilm"] == 3 * 2  # 2,000 images in 32s; 3 epochs of 64 texts in 48s
+
+
 # ---------------------------------------------------------------------------------------------
 # make_test: a fresh clone's `make test`, timed (the real run takes minutes: here a faked one)
 # ---------------------------------------------------------------------------------------------

@@ -490,6 +490,30 @@ def test_causalm_paper_staging_starts_from_the_pretrained_encoder(model):
         CausaLMExplainer(staging="nope")
 
 
+def test_causalm_steps_adam_with_the_multi_tensor_step_and_trains_the_per_parameter_loops_encoders(model, monkeypatch):
+    """CausaLM's adversarial fine-tuning builds Adam (two parameter groups: encoder and heads) with foreach=True:
+    every counterfactual encoder is bit for bit the per-parameter loop's, and so are the estimates."""
+    from tests.helpers.optim import differing, record_adam
+
+    monkeypatch.delenv("XAIBENCH_LEVERS", raising=False)
+    kw = dict(seed=0, epochs=2, head_epochs=2, batch_size=16, aspects=("food", "service"), store=False)
+    fits = {}
+    for force in ({}, {"foreach": False}):
+        seen: list = []
+        with monkeypatch.context() as m:
+            record_adam(m, seen, **force)
+            fits[bool(force)] = (CausaLMExplainer(**kw).fit(model, world()), seen)
+    (multi, seen), (loop, _) = fits[False], fits[True]
+    assert [k.get("foreach") for k, _ in seen if "weight_decay" not in k] == [True, True], seen  # one per aspect
+    assert not any(k.get("fused") for k, _ in seen)
+    for a in ("food", "service"):
+        trained = list(multi.encoders_[a].parameters())
+        assert differing(trained, list(loop.encoders_[a].parameters())) == []
+        assert differing(trained, list(model.module.parameters()))  # trained away from the start
+    q = cb.make_queries(pairs(8).assign(aspect="food"))
+    assert np.array_equal(multi.explain(q), loop.explain(q))
+
+
 def test_causalm_encoders_are_stored_and_shared_across_tasks(model):
     """A counterfactual encoder depends on the concept labels and fit rows, not on the task labels:
     a second fit with other task labels reads it from the store (same weights); other fit rows train anew;

@@ -92,6 +92,7 @@ FORMS = {
     "python -m xaibench.bench augmentation": "cli",
     "python -m xaibench.bench make_steps": "cli",
     "python -m xaibench.bench infillers": "cli",
+    "python -m xaibench.bench optimizer": "cli",
     "make -j2 all": "dry",
     "make faithfulness XAIBENCH_LEVERS=bf16": "dry",
     "make levers": "dry",

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.helpers.optim import record_adam
 from xaibench.models.training import TrainConfig, train_loop
 
 TEXTS = [f"w{i % 7} w{(3 * i) % 7} w{(5 * i + 1) % 7}" for i in range(24)]
@@ -45,29 +46,17 @@ def _identical(a: torch.nn.Module, b: torch.nn.Module) -> list[str]:
     return [n for (n, p), (_, q) in zip(a.named_parameters(), b.named_parameters()) if not torch.equal(p, q)]
 
 
-def _with_options(monkeypatch, optimizer: str, seen: list, **force) -> None:
-    """``torch.optim.<Adam|AdamW>`` replaced by a subclass that records the constructor's keywords
-    (``seen``) and overrides those in ``force``."""
-    name = "AdamW" if optimizer == "adamw" else "Adam"
-    base = getattr(torch.optim, name)
-
-    class Recorded(base):
-        def __init__(self, params, **kw):
-            seen.append(dict(kw))
-            super().__init__(params, **{**kw, **force})
-
-    monkeypatch.setattr(torch.optim, name, Recorded)
-
-
 @pytest.mark.parametrize("optimizer", ["adamw", "adam"])
 def test_foreach_steps_give_the_weights_of_the_per_parameter_loop(optimizer, monkeypatch):
     start = Tiny()
     seen: list = []
-    _with_options(monkeypatch, optimizer, seen)
+    name = "AdamW" if optimizer == "adamw" else "Adam"
+    record_adam(monkeypatch, seen, name)
     project = _train(optimizer)
-    assert [kw.get("foreach") for kw in seen] == [True], seen  # the loop asks for the multi-tensor steps
-    assert not seen[0].get("fused")
-    _with_options(monkeypatch, optimizer, [], foreach=False)
+    assert [kw.get("foreach") for kw, _ in seen] == [True], seen  # the loop asks for the multi-tensor steps
+    assert not seen[0][0].get("fused")
+    monkeypatch.undo()
+    record_adam(monkeypatch, [], name, foreach=False)
     loop = _train(optimizer)
     assert len(_identical(start, project)) == len(list(start.parameters()))  # every parameter was trained
     assert _identical(project, loop) == []

@@ -46,6 +46,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "infillers":
         from .infillers import bench_infillers
         return bench_infillers()
+    if name == "optimizer":
+        from .optimizer import bench_optimizer
+        return bench_optimizer()
     if name == "chain_parts":
         from .chain_parts import bench_chain_parts
         return bench_chain_parts(n_steps=args.steps, parts=args.parts, quick_models=args.quick_models,

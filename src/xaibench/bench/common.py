@@ -47,6 +47,7 @@ BENCHMARKS: dict[str, str] = {
     "augmentation": "Zhou et al. 2022: an epoch's training images of a species-group run, prepared now vs before (maps per image, arithmetic per pixel): seconds, bit-identity",
     "editors": "seconds and predictor calls per edit step of each counterfactual editor",
     "infillers": "MiCE's bigram and two-sided infillers of a dataset trained one after the other, each tokenising its texts vs sharing them: seconds, bit-identity",
+    "optimizer": "Adam's per-parameter loop vs its multi-tensor (foreach) step in the image runs and CausaLM: ms per step, bit-identity, seconds saved per unit of the full runs",
     "chain_parts": "editor chains in worker processes, one cell per run vs long runs split into parts: wall seconds, bit-identity",
     "training_pool": "notebook 02's classifiers, each part's seeds a map of their own vs all parts in one map: wall seconds, bit-identity",
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",

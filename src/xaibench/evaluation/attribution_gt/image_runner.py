@@ -307,9 +307,8 @@ def run_one(images: dict, pair: tuple, manip: Manipulation, r: float, seed: int,
     dev = torch_device()
     xv, xt = normalise(fixed["val"]).to(dev), normalise(fixed["test"]).to(dev)
     model = levers.memory_format(place(SmallResNet(2, cfg.widths)))  # channels-last only with that lever
-    # the per-parameter step (torch's CPU default) unless the fused_adam lever is on (xaibench.levers)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4,
-                           **levers.optimizer_kwargs(foreach=False))
+    # the multi-tensor step (the per-parameter loop's weights to the bit) unless the fused_adam lever is on
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4, **levers.optimizer_kwargs())
     y_train = torch.as_tensor(new["train"], device=dev)
     # the explained test images: class-balanced, shuffled, own seed (the training draws stay unchanged)
     pick_rng = np.random.default_rng(seed + 2)

@@ -161,7 +161,7 @@ class CausaLMExplainer(FittedConceptExplainer):
         opt = torch.optim.Adam([{"params": list(module.parameters()), "lr": self.lr},
                                 {"params": list(tc_head.parameters()) + list(cc_head.parameters()),
                                  "lr": self.head_lr}],
-                               **levers.optimizer_kwargs(foreach=False))
+                               **levers.optimizer_kwargs())
         reverse = _grad_reverse()
         ce = torch.nn.CrossEntropyLoss(ignore_index=-1)
         rng = np.random.default_rng(self.seed)
