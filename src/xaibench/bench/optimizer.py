@@ -2,7 +2,7 @@
 multi-tensor step (``foreach=True``, what the project's training loops build) on the two loops that train with
 Adam outside the shared classifier loop -> ``figures/tables/bench_optimizer.csv``.
 
-Workloads (:func:`xaibench.bench.precision._workload`: the real module at the real sizes, one fixed synthetic
+Workloads (:func:`xaibench.bench.precision.training_workload`: the real module at the real sizes, one fixed synthetic
 batch): ``image``, a species-group ResNet run of notebook 25 (Adam, lr 2e-3, weight decay 1e-4: the image runs'
 settings); ``minilm``, CausaLM's adversarial fine-tuning of MiniLM (Adam, lr 2e-5: CausaLM's encoder learning rate).
 Per workload and step a fresh module (seed 0) trains for 2 warm-up and ``steps`` timed steps at the project's torch
@@ -51,10 +51,10 @@ def _train(workload: str, step: str, steps: int, small: bool):
     import torch
 
     from ..device import pin_threads
-    from .precision import _workload
+    from .precision import training_workload
 
     pin_threads()
-    build, (inputs, labels), logits = _workload(workload, small)
+    build, (inputs, labels), logits = training_workload(workload, small)
     torch.manual_seed(0)
     m = build()
     m.train()

@@ -41,7 +41,7 @@ WORKLOADS: dict[str, str] = {
 
 
 @functools.lru_cache(maxsize=None)
-def _workload(name: str, small: bool) -> tuple[Callable, tuple, Callable]:
+def training_workload(name: str, small: bool) -> tuple[Callable, tuple, Callable]:
     """``(build, batch, logits)``: a module builder (seeded by the caller), one fixed batch ``(inputs, labels)``
     and ``logits(module, inputs)``.  ``small``: tiny sizes, for tests.  Made once per workload (the BiLSTM's
     vocabulary fit, the MiniLM tokenizer and classifier) and shared by its modes; ``build`` gives a fresh module."""
@@ -93,7 +93,7 @@ def _measure(name: str, mode: str, steps: int, small: bool):
     from ..device import pin_threads
 
     pin_threads()
-    build, (inputs, labels), logits = _workload(name, small)
+    build, (inputs, labels), logits = training_workload(name, small)
     torch.manual_seed(0)
     m = build()
     m.train()
