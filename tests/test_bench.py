@@ -219,6 +219,18 @@ def test_optimizer_bench_trains_the_real_modules_to_the_same_weights_both_ways()
     assert units["image"] == 63 and units["minilm"] == 3 * 2  # 2,000 images in 32s; 3 epochs of 64 texts in 48s
 
 
+def test_scorecard_bench_compares_the_agreement_intervals_of_both_ways():
+    from xaibench.bench import scorecard
+
+    rng = np.random.default_rng(0)
+    rows = pd.DataFrame([{"protocol": p, "metric": "m", "lower_is_better": False, "explainer": e, "model": "x",
+                          "dataset": d, "seed": 42, "value": rng.normal(), "source": "computed", "paper": False}
+                         for p in ("p", "q") for e in "abcd" for d in ("d1", "d2", "d3")])
+    out = scorecard.bench_scorecard(rows, n_boot=20, repeats=1).set_index("way")
+    assert out.identical.all() and set(out.pairs) == {4} and set(out.protocols) == {2} and set(out.rows) == {24}
+    assert out.loc["by name (before)", "speedup_vs_before"] == 1.0 and (out.seconds > 0).all()
+
+
 # ---------------------------------------------------------------------------------------------
 # make_test: a fresh clone's `make test`, timed (the real run takes minutes: here a faked one)
 # ---------------------------------------------------------------------------------------------

@@ -93,6 +93,7 @@ FORMS = {
     "python -m xaibench.bench make_steps": "cli",
     "python -m xaibench.bench infillers": "cli",
     "python -m xaibench.bench optimizer": "cli",
+    "python -m xaibench.bench scorecard": "cli",
     "make -j2 all": "dry",
     "make faithfulness XAIBENCH_LEVERS=bf16": "dry",
     "make levers": "dry",

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xaibench.bench.scorecard import agreement_by_name
 from xaibench.evaluation import scorecard as sc
 
 
@@ -51,6 +52,24 @@ def test_a_noisy_unit_widens_the_bootstrap_interval():
     rows = pd.DataFrame(_rows("p", {"a": [3, 1], "b": [2, 2], "c": [1, 3]}) + _rows("q", {"a": [3, 3], "b": [2, 2], "c": [1, 1]}))
     m = sc.agreement_matrix(rows, n_boot=200).set_index(["protocol_a", "protocol_b"])
     assert m.loc[("p", "q"), "tau_low"] < m.loc[("p", "q"), "tau_high"]
+
+
+def test_agreement_reads_the_bootstrap_replicates_as_indexing_each_by_explainer_name_would():
+    """The replicates are read as arrays in each protocol's column order; the matrix is bit for bit the one that
+    looks every replicate up by explainer name (protocols sharing some explainers, in other orders, with gaps)."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for p, names in (("p", "abcde"), ("q", "edcbx"), ("r", "cabyd")):
+        for metric in ("m1", "m2"):
+            scores = {e: list(rng.normal(size=3)) for e in names}
+            rows += _rows(p, scores, metric=metric, lower_is_better=metric == "m2")
+    rows = pd.DataFrame(rows).drop(index=[3, 17])  # a missing score: a NaN in its unit
+    got = sc.agreement_matrix(rows, n_boot=40, seed=3)
+    assert got.tau.isna().sum() == 0  # every pair shares at least MIN_SHARED explainers
+    by_name = agreement_by_name(rows, n_boot=40, seed=3)
+    pd.testing.assert_frame_equal(got[by_name.columns.tolist()], by_name, check_exact=True)
+    assert got.tau_low.notna().sum() == 9 and sorted(set(got.n_shared)) == [3, 4, 5]
+    assert sc.agreement_matrix(rows, n_boot=0).tau_low.isna().all()  # no replicates: no interval
 
 
 def test_bad_agreement_arguments_name_the_parameter():

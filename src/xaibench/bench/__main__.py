@@ -49,6 +49,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "optimizer":
         from .optimizer import bench_optimizer
         return bench_optimizer()
+    if name == "scorecard":
+        from .scorecard import bench_scorecard
+        return bench_scorecard()
     if name == "chain_parts":
         from .chain_parts import bench_chain_parts
         return bench_chain_parts(n_steps=args.steps, parts=args.parts, quick_models=args.quick_models,

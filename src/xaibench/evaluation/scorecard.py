@@ -214,7 +214,7 @@ def _computed(p: Any, names: list[str], profile: str, seeds: list[int], reuse: b
     return out.sort_values("explainer", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
 
 
-def _unit_ranks(rows: pd.DataFrame) -> pd.DataFrame:
+def unit_ranks(rows: pd.DataFrame) -> pd.DataFrame:
     """Rank of each explainer within each unit (1 = best by the metric's direction, ties averaged);
     rows whose metric is not ranked (``lower_is_better`` None / NaN) are left out."""
     r = rows[rows["lower_is_better"].isin([True, False])].copy()
@@ -228,7 +228,7 @@ def _unit_ranks(rows: pd.DataFrame) -> pd.DataFrame:
 def rank_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Per protocol, metric and explainer: value and rank (mean over models/datasets per seed), their
     spread over seeds (population std; NaN with one seed) and the number of seeds."""
-    r = _unit_ranks(rows)
+    r = unit_ranks(rows)
     cols = ["protocol", "metric", "explainer", "paper", "lower_is_better", "value", "value_std", "rank", "rank_std",
             "n_seeds", "source"]
     if not len(r):
@@ -244,14 +244,14 @@ def rank_table(rows: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["protocol", "metric", "rank"])[cols].reset_index(drop=True)
 
 
-def _unit_matrices(r: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def unit_matrices(r: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per protocol: its units x explainers matrix of ranks (NaN where an explainer is missing from a unit)."""
     protos = list(dict.fromkeys(r["protocol"])) if len(r) else []
     return {p: r[r["protocol"] == p].pivot_table(index=UNIT, columns="explainer", values="rank", aggfunc="mean")
             for p in protos}
 
 
-def _boot_mean_ranks(mats: dict[str, pd.DataFrame], n_boot: int, seed: int) -> dict[str, list[pd.Series]]:
+def boot_mean_ranks(mats: dict[str, pd.DataFrame], n_boot: int, seed: int) -> dict[str, list[pd.Series]]:
     """``n_boot`` bootstrap replicates of every protocol's mean ranks: its units resampled with replacement
     (one generator, protocol by protocol: with the same ``n_boot`` and ``seed``, the ranks and the agreement read
     the same replicates)."""
@@ -264,7 +264,7 @@ def protocol_ranks(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95, s
     (``rank_std``: the spread of the per-seed mean ranks), its bootstrap interval (``rank_low``, ``rank_high``:
     the protocol's units resampled with replacement; NaN for a protocol with fewer than two units, where
     nothing varies), the units it was ranked in, and the explainer's position under the protocol (1 = best)."""
-    r = _unit_ranks(rows)
+    r = unit_ranks(rows)
     cols = ["protocol", "explainer", "paper", "rank", "rank_std", "rank_low", "rank_high", "n_units", "n_explainers",
             "position"]
     if not len(r):
@@ -274,8 +274,8 @@ def protocol_ranks(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95, s
     out = r.groupby(["protocol", "explainer"]).agg(paper=("paper", "first"), rank=("rank", "mean"),
                                                    n_units=("rank", "size")).reset_index()
     out["rank_std"] = [spread.get((p, e)) for p, e in zip(out["protocol"], out["explainer"])]
-    mats = _unit_matrices(r)
-    boots = _boot_mean_ranks(mats, n_boot, seed)
+    mats = unit_matrices(r)
+    boots = boot_mean_ranks(mats, n_boot, seed)
     q = [(1 - level) / 2, 1 - (1 - level) / 2]
     bounds = {}
     for p, reps in boots.items():
@@ -314,10 +314,14 @@ def agreement_matrix(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95,
     check_count(n_boot, "n_boot", 0)
     if not 0 < level < 1:
         raise ValueError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.95)")
-    r = _unit_ranks(rows)
-    mats = _unit_matrices(r)
+    r = unit_ranks(rows)
+    mats = unit_matrices(r)
     protos = list(mats)
-    boots = _boot_mean_ranks(mats, n_boot, seed)
+    boots = boot_mean_ranks(mats, n_boot, seed)
+    # each protocol's replicates as one (n_boot, explainers) array in its matrix's column order: the same values
+    # as indexing every replicate Series by name, without pandas' per-lookup cost
+    reps = {p: np.array([rep.to_numpy() for rep in boots[p]]).reshape(len(boots[p]), len(mats[p].columns))
+            for p in protos}
     out = []
     for a in protos:
         for b in protos:
@@ -328,7 +332,8 @@ def agreement_matrix(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95,
                 continue
             ma, mb = mats[a][shared].mean(axis=0), mats[b][shared].mean(axis=0)
             tau = kendall_tau(ma.values, mb.values)
-            taus = [kendall_tau(ba[shared].values, bb[shared].values) for ba, bb in zip(boots[a], boots[b])]
+            ia, ib = mats[a].columns.get_indexer(shared), mats[b].columns.get_indexer(shared)
+            taus = [kendall_tau(ra[ia], rb[ib]) for ra, rb in zip(reps[a], reps[b])]
             taus = np.asarray([t for t in taus if not np.isnan(t)])
             lo, hi = (np.quantile(taus, [(1 - level) / 2, 1 - (1 - level) / 2]) if len(taus) else (np.nan, np.nan))
             out.append({**row, "tau": tau, "tau_low": float(lo), "tau_high": float(hi)})
@@ -473,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     return rows
 
 
-__all__ = ["MIN_SHARED", "main", "collect", "skipped_summary", "computed_store", "rank_table", "protocol_ranks", "kendall_tau", "agreement_matrix",
+__all__ = ["MIN_SHARED", "main", "collect", "skipped_summary", "computed_store", "rank_table", "unit_ranks", "unit_matrices", "boot_mean_ranks", "protocol_ranks", "kendall_tau", "agreement_matrix",
            "agreement_heatmap", "verdict", "markdown_table", "save_scorecard_table"]
 
 
