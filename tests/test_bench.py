@@ -231,6 +231,22 @@ def test_scorecard_bench_compares_the_agreement_intervals_of_both_ways():
     assert out.loc["by name (before)", "speedup_vs_before"] == 1.0 and (out.seconds > 0).all()
 
 
+def test_textfooler_deletions_bench_scores_each_texts_deletions_both_ways(monkeypatch):
+    from xaibench.bench import textfooler_deletions as tfd
+    from xaibench.data import cf_data
+    from xaibench.models import cf_predictors
+
+    from tests.helpers.toy_text import TEXTS, sentiment_logreg
+
+    clf = sentiment_logreg()
+    monkeypatch.setattr(cf_predictors, "get_predictor", lambda d, model, seed=42, max_train=None: clf)
+    monkeypatch.setattr(cf_data, "sample_test", lambda d, n, seed=42, max_words=None: pd.DataFrame({"text": TEXTS[:n]}))
+    out = tfd.bench_textfooler_deletions({"imdb": 2}, repeats=1).set_index("way")
+    assert out.identical.all() and set(out.n_texts) == {2} and out.loc["before", "speedup_vs_before"] == 1.0
+    # the content words of the two texts: film, great, acting, wonderful / hated, awful, terrible, movie
+    assert set(out.deletions_per_text) == {4.0} and (out.seconds > 0).all()
+
+
 # ---------------------------------------------------------------------------------------------
 # make_test: a fresh clone's `make test`, timed (the real run takes minutes: here a faked one)
 # ---------------------------------------------------------------------------------------------

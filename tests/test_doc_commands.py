@@ -94,6 +94,7 @@ FORMS = {
     "python -m xaibench.bench infillers": "cli",
     "python -m xaibench.bench optimizer": "cli",
     "python -m xaibench.bench scorecard": "cli",
+    "python -m xaibench.bench textfooler_deletions": "cli",
     "make -j2 all": "dry",
     "make faithfulness XAIBENCH_LEVERS=bf16": "dry",
     "make levers": "dry",

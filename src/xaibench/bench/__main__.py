@@ -52,6 +52,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "scorecard":
         from .scorecard import bench_scorecard
         return bench_scorecard()
+    if name == "textfooler_deletions":
+        from .textfooler_deletions import bench_textfooler_deletions
+        return bench_textfooler_deletions()
     if name == "chain_parts":
         from .chain_parts import bench_chain_parts
         return bench_chain_parts(n_steps=args.steps, parts=args.parts, quick_models=args.quick_models,

@@ -203,6 +203,111 @@ class LogRegClassifier(Classifier):
             out[slow] = self._predict_proba(texts)
         return out
 
+    def _splice_state(self):
+        """What :meth:`predict_proba_splices` needs of the vectorizer, or None when it cannot reproduce the vectorizer's
+        count matrix (another tokenizer, preprocessing, analyzer or n-gram range than the project's tf-idf)."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        vec = self.vectorizer
+        if self.features != "bow" or type(vec) is not TfidfVectorizer:
+            return None
+        if (vec.tokenizer is not word_tokenize or vec.analyzer != "word" or vec.lowercase or vec.preprocessor is not None
+                or vec.strip_accents is not None or vec.stop_words is not None or vec.input != "content"
+                or vec.binary or vec.ngram_range[0] != 1 or vec.dtype is not np.float64):
+            return None
+        return vec.vocabulary_, int(vec.ngram_range[1])
+
+    def predict_proba_splices(self, text: str, splices, texts=None) -> np.ndarray | None:
+        """``predict_proba`` of ``text[:start] + new + text[end:]`` for each ``(start, end, new)`` of ``splices``:
+        bit for bit the probabilities of the full path, which featurises every such text from scratch.
+
+        The tokenizer's tokens never hold whitespace, so a text's tokens are those of its whitespace-delimited runs
+        one after the other: only the runs a splice touches are tokenised again, and each row's n-gram counts are the
+        text's with the n-grams through those runs replaced.  The count matrix is then the vectorizer's own (same
+        columns in the same order, same counts) and goes through the same tf-idf weighting and classifier, whose
+        rows do not depend on one another.  ``texts`` is not read (the texts themselves, for callers that memoise).
+        None where the model has no such path (GloVe features, an on-disk output cache, a vectorizer configured
+        otherwise): use ``predict_proba``."""
+        import bisect
+
+        import scipy.sparse as sp
+
+        from ..text import TOKEN_RE
+
+        self._require()
+        state = self._splice_state()
+        if state is None or self.cache is not None:
+            return None
+        vocab, top = state
+        splices = list(splices)
+        out = np.zeros((len(splices), self.n_classes), dtype=np.float32)
+        if not splices:
+            return out
+        matches = list(TOKEN_RE.finditer(text))
+        toks = [m.group(0).lower() for m in matches]
+        starts, ends = [m.start() for m in matches], [m.end() for m in matches]
+        n = len(toks)
+
+        def grams(seq, lo, hi, size):  # vocabulary columns of the size-grams of seq starting in [lo, hi]
+            return [vocab.get(" ".join(seq[k:k + size])) for k in range(max(lo, 0), min(hi, len(seq) - size) + 1)]
+
+        base: dict[int, int] = {}
+        for size in range(1, top + 1):
+            for j in grams(toks, 0, n, size):
+                if j is not None:
+                    base[j] = base.get(j, 0) + 1
+        cols = np.fromiter(sorted(base), dtype=np.int64, count=len(base))
+        counts = np.array([base[j] for j in cols], dtype=np.int64)
+        indices, data, indptr = [], [], [0]
+        for start, end, new in splices:
+            if not 0 <= start <= end <= len(text):
+                raise ValueError(f"splice ({start}, {end}) lies outside the text's {len(text)} characters")
+            lo, hi = start, end  # widened to the whitespace-delimited runs the splice touches
+            while lo > 0 and not text[lo - 1].isspace():
+                lo -= 1
+            while hi < len(text) and not text[hi].isspace():
+                hi += 1
+            mid = [t.lower() for t in TOKEN_RE.findall(text[lo:start] + new + text[end:hi])]
+            a, b = bisect.bisect_right(ends, lo), bisect.bisect_left(starts, hi)  # toks[a:b] are replaced by mid
+            # the n-grams through the replaced tokens, out; those through mid (or across the join), in; a window of
+            # top - 1 tokens either side holds every such n-gram
+            left, right = toks[max(a - top + 1, 0):a], toks[b:b + top - 1]
+            old_seq, new_seq = left + toks[a:b] + right, left + mid + right
+            delta: dict[int, int] = {}
+            for size in range(1, top + 1):
+                for seq, first, last, sign in ((old_seq, len(left), len(left) + b - a - 1, -1),
+                                               (new_seq, len(left), len(left) + len(mid) - 1, 1)):
+                    for j in grams(seq, first - size + 1, last, size):
+                        if j is not None:
+                            delta[j] = delta.get(j, 0) + sign
+            row_cols, row_counts = cols, counts
+            changed = {j: d for j, d in delta.items() if d}
+            if changed:
+                keys = np.fromiter(changed, dtype=np.int64, count=len(changed))
+                pos = np.searchsorted(cols, keys)
+                present = (pos < len(cols)) & (cols[np.minimum(pos, len(cols) - 1)] == keys) if len(cols) else pos < 0
+                row_counts = counts.copy()
+                np.add.at(row_counts, pos[present], [changed[j] for j in keys[present]])
+                extra = keys[~present]
+                row_cols = np.concatenate([cols, extra])
+                row_counts = np.concatenate([row_counts, [changed[j] for j in extra]]).astype(np.int64)
+                keep = row_counts != 0
+                row_cols, row_counts = row_cols[keep], row_counts[keep]
+                order = np.argsort(row_cols, kind="stable")
+                row_cols, row_counts = row_cols[order], row_counts[order]
+            indices.append(row_cols)
+            data.append(row_counts)
+            indptr.append(indptr[-1] + len(row_cols))
+        # the vectorizer's count matrix: int counts as float64, sorted column indices, no stored zeros
+        X = sp.csr_array((np.concatenate(data).astype(np.intc), np.concatenate(indices).astype(np.int32),
+                          np.asarray(indptr, dtype=np.int32)), shape=(len(splices), len(vocab)),
+                         dtype=self.vectorizer.dtype)
+        X.sort_indices()
+        X = self.vectorizer._tfidf.transform(X, copy=False)
+        self.n_forward += len(splices)
+        out[:, self.clf.classes_] = self.clf.predict_proba(X)
+        return out
+
     def feature_names(self) -> list[str]:
         self._require()
         if self.features == "bow":

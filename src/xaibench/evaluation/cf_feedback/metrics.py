@@ -176,6 +176,28 @@ class CountingPredictor:
             self.n_incremental += len(out)
         return out
 
+    def predict_proba_splices(self, text: str, splices, texts: Sequence[str]) -> np.ndarray:
+        """``predict_proba(texts)``, where ``texts[r]`` has the tokens of ``text[:start] + new + text[end:]`` for
+        ``splices[r]``: the texts not memoised yet are scored by the model's ``predict_proba_splices`` where it has one
+        (the probabilities of its ``predict_proba``, bit for bit), else by its ``predict_proba``; memoised and counted
+        as :meth:`predict_proba` does."""
+        texts, splices = list(texts), list(splices)
+        if len(texts) != len(splices):
+            raise ValueError(f"{len(splices)} splices for {len(texts)} texts; give one splice per text")
+        fn = getattr(self.model, "predict_proba_splices", None)
+        first = {}  # each text not memoised yet -> its first row
+        for r, t in enumerate(texts):
+            if t not in self.memo:
+                first.setdefault(t, r)
+        out = fn(text, [splices[r] for r in first.values()]) if first and fn is not None else None
+        if out is None:
+            return self.predict_proba(texts)
+        self.n_calls += 1
+        self.n_texts += len(first)
+        for t, p in zip(first, out):
+            self.memo[t] = np.asarray(p, dtype=np.float64)
+        return np.stack([self.memo[t] for t in texts]) if texts else np.zeros((0, self.n_classes))
+
     def __getattr__(self, name):  # gradients etc. are delegated to the wrapped model
         return getattr(self.model, name)
 

@@ -49,6 +49,29 @@ would wouldn wouldn't y yet you you'd you'll you're you've your yours yourself y
 CONTENT_POS = ("NOUN", "VERB", "ADJ", "ADV")
 
 
+def score_deletions(model, words, spaces, positions, deleted) -> np.ndarray:
+    """``model.predict_proba`` of each ``deleted`` text (``words`` without token ``positions[r]`` and its whitespace).
+
+    A predictor with ``predict_proba_splices`` (the tf-idf logistic regression, through
+    :class:`~xaibench.evaluation.cf_feedback.metrics.CountingPredictor`) scores them from the text's n-gram counts,
+    tokenising again only the runs around each deleted token: the same probabilities, bit for bit.  A deleted
+    text differs from the text with that token's span cut out only by whitespace at its ends, which holds no
+    token.  Any other predictor gets the full texts."""
+    splices = getattr(model, "predict_proba_splices", None)
+    if splices is not None:
+        raw = "".join(w + s for w, s in zip(words, spaces))
+        text, lead = raw.strip(), len(raw) - len(raw.lstrip())
+        offsets = np.cumsum([0] + [len(w) + len(s) for w, s in zip(words, spaces)])
+
+        def at(k: int) -> int:
+            return int(min(max(offsets[k] - lead, 0), len(text)))
+
+        p = splices(text, [(at(i), at(i + 1), "") for i in positions], deleted)
+        if p is not None:
+            return p
+    return model.predict_proba(deleted)
+
+
 class TextFooler(CounterfactualExplainer):
     name = "textfooler"
     targeted = False
@@ -118,17 +141,22 @@ class TextFooler(CounterfactualExplainer):
                     return p
         return self.model.predict_proba([join_tokens(v, spaces) for v in variants])
 
+    @staticmethod
+    def deletion_positions(doc) -> list[int]:
+        """The tokens whose deletion scores their importance: alphabetic content words (nouns, verbs, adjectives,
+        adverbs) outside the stop list."""
+        return [i for i, t in enumerate(doc) if t.is_alpha and t.lower_ not in STOP_WORDS and t.pos_ in CONTENT_POS]
+
     def _attack(self, doc) -> list[str]:
         words, spaces = doc_parts(doc)
         text = join_tokens(words, spaces)
         p0 = self.model.predict_proba([text])[0]
         y = int(p0.argmax())
-        cand_pos = [i for i, t in enumerate(doc) if t.is_alpha and t.lower_ not in STOP_WORDS
-                    and t.pos_ in CONTENT_POS]
+        cand_pos = self.deletion_positions(doc)
         if not cand_pos:
             return []
         deleted = [join_tokens(words[:i] + words[i + 1:], spaces[:i] + spaces[i + 1:]) for i in cand_pos]
-        pd_ = self.model.predict_proba(deleted)
+        pd_ = score_deletions(self.model, words, spaces, cand_pos, deleted)
         imp = p0[y] - pd_[:, y]
         changed = pd_.argmax(1) != y
         imp = imp + np.where(changed, pd_.max(1) - p0[pd_.argmax(1)], 0.0)
