@@ -443,9 +443,9 @@ def test_run_one_steps_adam_with_the_multi_tensor_step_and_trains_the_weights_of
             record_adam(m, seen, **force)
             s, fin, tr = ir.run_one(images, ("s0", "s1"), manip, 0.5, 0, cfg, track=True)
         assert len(seen) == 1
-        runs[bool(force)] = (seen[0], s, fin, tr)
-    (kw, params, *_), s, fin, tr = runs[False][0], *runs[False][1:]
-    (_, loop_params), s_loop, fin_loop, tr_loop = runs[True][0], *runs[True][1:]
+        runs["loop" if force else "foreach"] = (*seen[0], s, fin, tr)  # (keywords, parameters, tables...)
+    kw, params, s, fin, tr = runs["foreach"]
+    _, loop_params, s_loop, fin_loop, tr_loop = runs["loop"]
     assert kw.get("foreach") is True and not kw.get("fused")
     assert differing(params, loop_params) == [] and len(params) > 4
     nudged = [p.detach().clone() for p in params]  # the comparison sees a one-ulp change
