@@ -502,8 +502,8 @@ def test_causalm_steps_adam_with_the_multi_tensor_step_and_trains_the_per_parame
         seen: list = []
         with monkeypatch.context() as m:
             record_adam(m, seen, **force)
-            fits[bool(force)] = (CausaLMExplainer(**kw).fit(model, world()), seen)
-    (multi, seen), (loop, _) = fits[False], fits[True]
+            fits["loop" if force else "foreach"] = (CausaLMExplainer(**kw).fit(model, world()), seen)
+    (multi, seen), (loop, _) = fits["foreach"], fits["loop"]
     assert [k.get("foreach") for k, _ in seen if "weight_decay" not in k] == [True, True], seen  # one per aspect
     assert not any(k.get("fused") for k, _ in seen)
     for a in ("food", "service"):
