@@ -302,6 +302,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench optimizer  # Adam's per-parameter loop vs the foreach step: image runs, CausaLM (about 2 min)
 	$(PY) -m xaibench.bench scorecard  # notebook 30's rank agreement, two ways (about 1 min)
 	$(PY) -m xaibench.bench textfooler_deletions  # TextFooler's deletions, two ways (about 2 min)
+	$(PY) -m xaibench.bench cnn_encode  # the CNN's input encoding, two ways (about 2 min)
 	$(PY) -m xaibench.bench chain_parts  # editor chains: one cell per run vs split runs (about 15 min on 2 cores)
 	$(PY) -m xaibench.bench training_pool  # notebook 02: a map per part vs one map (about 10 min on 2 cores)
 	$(PY) -m xaibench.bench cores

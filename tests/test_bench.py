@@ -247,6 +247,20 @@ def test_textfooler_deletions_bench_scores_each_texts_deletions_both_ways(monkey
     assert set(out.deletions_per_text) == {4.0} and (out.seconds > 0).all()
 
 
+def test_cnn_encode_bench_encodes_each_perturbation_both_ways(monkeypatch):
+    from xaibench.bench import cnn_encode
+    from xaibench.data import loaders
+
+    from tests.helpers.toy_text import NEG, POS
+
+    frame = pd.DataFrame({"text": POS + NEG, "label": [1, 1, 1, 0, 0, 0], "split": "test"})
+    monkeypatch.setattr(loaders, "load", lambda name: frame)
+    out = cnn_encode.bench_cnn_encode({"toy": 2}, per_text=5, n_train=6, repeats=1).set_index("way")
+    assert out.identical.all() and set(out.texts_encoded) == {10} and out.loc["before", "speedup_vs_before"] == 1.0
+    words = cnn_encode.perturbations(["a b c d"], 50, np.random.default_rng(0))
+    assert len(words) == 50 and all(set(w.split()) <= set("abcd") for w in words) and len(set(words)) > 5
+
+
 # ---------------------------------------------------------------------------------------------
 # make_test: a fresh clone's `make test`, timed (the real run takes minutes: here a faked one)
 # ---------------------------------------------------------------------------------------------

@@ -95,6 +95,7 @@ FORMS = {
     "python -m xaibench.bench optimizer": "cli",
     "python -m xaibench.bench scorecard": "cli",
     "python -m xaibench.bench textfooler_deletions": "cli",
+    "python -m xaibench.bench cnn_encode": "cli",
     "make -j2 all": "dry",
     "make faithfulness XAIBENCH_LEVERS=bf16": "dry",
     "make levers": "dry",

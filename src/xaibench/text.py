@@ -18,6 +18,8 @@ def word_tokenize(text: str, lower: bool = True) -> list[str]:
     >>> word_tokenize("Don't stop!")
     ["don't", 'stop', '!']
     """
+    if lower and text.isascii():  # ASCII: lower-casing keeps every character in place, and the pattern ignores case
+        return TOKEN_RE.findall(text.lower())
     toks = TOKEN_RE.findall(text)
     return [t.lower() for t in toks] if lower else toks
 

@@ -55,6 +55,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "textfooler_deletions":
         from .textfooler_deletions import bench_textfooler_deletions
         return bench_textfooler_deletions()
+    if name == "cnn_encode":
+        from .cnn_encode import bench_cnn_encode
+        return bench_cnn_encode()
     if name == "chain_parts":
         from .chain_parts import bench_chain_parts
         return bench_chain_parts(n_steps=args.steps, parts=args.parts, quick_models=args.quick_models,

@@ -50,6 +50,7 @@ BENCHMARKS: dict[str, str] = {
     "optimizer": "Adam's per-parameter loop vs its multi-tensor (foreach) step in the image runs and CausaLM: ms per step, bit-identity, seconds saved per unit of the full runs",
     "scorecard": "notebook 30's bootstrap interval of the rank agreement, replicates as arrays vs looked up by explainer name: seconds, bit-identity",
     "textfooler_deletions": "TextFooler's word-importance deletions scored by the tf-idf model from the text's n-gram counts vs featurising every deleted text: seconds, bit-identity",
+    "cnn_encode": "the 1D CNN's input encoding of LIME-like perturbations, one array per batch vs a tensor row at a time: seconds, bit-identity",
     "chain_parts": "editor chains in worker processes, one cell per run vs long runs split into parts: wall seconds, bit-identity",
     "training_pool": "notebook 02's classifiers, each part's seeds a map of their own vs all parts in one map: wall seconds, bit-identity",
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",

@@ -157,14 +157,14 @@ class CNNClassifier(VocabTorchClassifier):
 
         self._require()
         seqs = [self.vocab.encode(self.words(t)) for t in texts]
-        n = max([max(self.filter_widths)] + [len(s) for s in seqs])
-        ids = torch.zeros((len(seqs), n), dtype=torch.long)
-        mask = torch.zeros((len(seqs), n), dtype=torch.long)
+        lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+        n = max([max(self.filter_widths)] + lengths.tolist())
+        ids = np.zeros((len(seqs), n), dtype=np.int64)  # filled as arrays, one tensor each at the end
         for i, s in enumerate(seqs):
             if s:
-                ids[i, : len(s)] = torch.as_tensor(s)
-                mask[i, : len(s)] = 1
-        return ids.to(self.device), mask.to(self.device)
+                ids[i, : len(s)] = s
+        mask = (np.arange(n)[None, :] < lengths[:, None]).astype(np.int64)
+        return torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device)
 
     def tokens(self, text: str) -> list[str]:
         """One display token per position of ``encode([text])`` (``<pad>`` for the padding up to the

@@ -1,6 +1,7 @@
 """The word vocabulary of the non-transformer models (GloVe itself lives in :mod:`xaibench.glove`)."""
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from typing import Iterable, Sequence
 
@@ -31,7 +32,8 @@ class Vocab:
         return len(self.itos)
 
     def encode(self, tokens: Sequence[str]) -> list[int]:
-        return [self.stoi.get(t, 1) for t in tokens]
+        """The id of each token (1, the unknown word, for a token outside the vocabulary)."""
+        return list(map(self.stoi.get, tokens, itertools.repeat(1)))
 
 
 def embedding_layer(vocab_size: int, emb: "np.ndarray | None", dim: int = 50, freeze: bool = False):
