@@ -247,6 +247,19 @@ def test_textfooler_deletions_bench_scores_each_texts_deletions_both_ways(monkey
     assert set(out.deletions_per_text) == {4.0} and (out.seconds > 0).all()
 
 
+def test_fastest_of_keeps_each_ways_fastest_call_and_its_last_result(monkeypatch):
+    import time
+
+    from xaibench.bench.common import fastest_of
+
+    clock = iter([0.0, 5.0, 10.0, 12.0, 20.0, 24.0, 30.0, 31.0])  # a: 5 s then 2 s; b: 4 s then 1 s
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    calls = []
+    seconds, results = fastest_of({"a": lambda: calls.append("a") or len(calls), "b": lambda: calls.append("b") or 0},
+                                  repeats=2)
+    assert seconds == {"a": 2.0, "b": 1.0} and results == {"a": 2, "b": 0} and calls == ["a", "a", "b", "b"]
+
+
 def test_cnn_encode_bench_encodes_each_perturbation_both_ways(monkeypatch):
     from xaibench.bench import cnn_encode
     from xaibench.data import loaders

@@ -10,8 +10,6 @@ with a probability drawn per perturbation), encoded in batches of 64 both ways, 
 counts); ``identical`` says whether the ids and masks are the same, value and dtype."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 
@@ -58,7 +56,7 @@ def bench_cnn_encode(sample: dict[str, int] | None = None, per_text: int = 250, 
 
     from ..data.loaders import load
     from ..models.cnn import CNNClassifier
-    from .common import machine_context
+    from .common import fastest_of, machine_context
 
     rows = []
     for d, n in (sample or SAMPLE).items():
@@ -68,15 +66,9 @@ def bench_cnn_encode(sample: dict[str, int] | None = None, per_text: int = 250, 
         clf.fit(train["text"].tolist(), train["label"].to_numpy())
         texts = perturbations(test["text"].tolist(), per_text, np.random.default_rng(seed))
         batches = [texts[i:i + 64] for i in range(0, len(texts), 64)]
-        ways = {"before": lambda b: encode_row_by_row(clf, b), "now": clf.encode}
-        seconds, got = {}, {}
-        for way, fn in ways.items():
-            best = np.inf
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                got[way] = [fn(b) for b in batches]
-                best = min(best, time.perf_counter() - t0)
-            seconds[way] = best
+        ways = {"before": lambda: [encode_row_by_row(clf, b) for b in batches],
+                "now": lambda: [clf.encode(b) for b in batches]}
+        seconds, got = fastest_of(ways, repeats)
         identical = all(a.dtype == b.dtype and torch.equal(a, b)
                         for x, y in zip(got["before"], got["now"]) for a, b in zip(x, y))
         for way in ways:

@@ -35,6 +35,22 @@ def machine_context() -> dict:
             "load_avg_1min": load_average()}
 
 
+def fastest_of(ways: dict, repeats: int) -> tuple[dict, dict]:
+    """Each way's fastest wall seconds over ``repeats`` calls (a ways's value is a function of no argument) and what
+    its last call returned: ``(seconds, results)``, both keyed by way.  The ways run one after the other, in order."""
+    import time
+
+    seconds, results = {}, {}
+    for way, fn in ways.items():
+        best = float("inf")
+        for _ in range(max(1, int(repeats))):
+            t0 = time.perf_counter()
+            results[way] = fn()
+            best = min(best, time.perf_counter() - t0)
+        seconds[way] = best
+    return seconds, results
+
+
 # benchmark -> help line; each writes figures/tables/bench_<name>.csv
 BENCHMARKS: dict[str, str] = {
     "training": "one fine-tuning run per model and task",

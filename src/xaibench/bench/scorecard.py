@@ -7,8 +7,6 @@ The rows are the committed ``figures/tables/scorecard_scores.csv`` (what noteboo
 full profile's 1,000 replicates; ``identical`` says whether both ways give the same intervals, bit for bit."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 
@@ -36,21 +34,15 @@ def agreement_by_name(rows: pd.DataFrame, n_boot: int = 500, level: float = 0.95
 def bench_scorecard(rows: pd.DataFrame | None = None, n_boot: int = 1000, repeats: int = 3) -> pd.DataFrame:
     from .. import paths
     from ..evaluation import scorecard as sc
-    from .common import machine_context
+    from .common import fastest_of, machine_context
 
     if rows is None:
         rows = pd.read_csv(paths.tables_dir() / "scorecard_scores.csv")
     keys = ["protocol_a", "protocol_b", "tau_low", "tau_high"]
     ways = {"by name (before)": lambda: agreement_by_name(rows, n_boot),
             "arrays (now)": lambda: sc.agreement_matrix(rows, n_boot).dropna(subset=["tau"])[keys]}
-    seconds, got = {}, {}
-    for way, fn in ways.items():
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            got[way] = fn().reset_index(drop=True)
-            times.append(time.perf_counter() - t0)
-        seconds[way] = min(times)
+    seconds, got = fastest_of(ways, repeats)
+    got = {way: frame.reset_index(drop=True) for way, frame in got.items()}
     before = "by name (before)"
     identical = got[before].equals(got["arrays (now)"])
     return pd.DataFrame([{"way": way, "rows": len(rows), "protocols": rows["protocol"].nunique(),

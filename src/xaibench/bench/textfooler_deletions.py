@@ -10,8 +10,6 @@ deletions per text, and whether both ways give the same probabilities, bit for b
 per edit of every chain (the full runs: 9 edits of 500 IMDb and 1,000 Newsgroups texts in notebook 22)."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 
@@ -25,7 +23,7 @@ def bench_textfooler_deletions(sample: dict[str, int] | None = None, repeats: in
     from ..explainers.counterfactual.textfooler import TextFooler, score_deletions
     from ..models.cf_predictors import get_predictor
     from ..nlp import parse
-    from .common import machine_context
+    from .common import fastest_of, machine_context
 
     s = SETTINGS["full"]
     rows = []
@@ -39,15 +37,9 @@ def bench_textfooler_deletions(sample: dict[str, int] | None = None, repeats: in
             if pos:
                 batches.append((words, spaces, pos, [join_tokens(words[:i] + words[i + 1:], spaces[:i] + spaces[i + 1:])
                                                      for i in pos]))
-        ways = {"before": lambda b: model.predict_proba(b[3]), "now": lambda b: score_deletions(model, *b)}
-        seconds, got = {}, {}
-        for way, fn in ways.items():
-            best = np.inf
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                got[way] = [fn(b) for b in batches]
-                best = min(best, time.perf_counter() - t0)
-            seconds[way] = best
+        ways = {"before": lambda: [model.predict_proba(b[3]) for b in batches],
+                "now": lambda: [score_deletions(model, *b) for b in batches]}
+        seconds, got = fastest_of(ways, repeats)
         identical = all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(got["before"], got["now"]))
         for way in ways:
             rows.append({"dataset": d, "way": way, "n_texts": len(batches),
