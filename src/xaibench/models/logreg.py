@@ -31,6 +31,23 @@ def _logit_proba(logits: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
+def _gram_columns(vocab: dict, seq: list[str], lo: int, hi: int, size: int) -> list[int | None]:
+    """The vectorizer's column of each ``size``-gram of ``seq`` starting at positions ``lo`` to ``hi`` (None: not in
+    the vocabulary); the n-gram is its words joined by one space, as scikit-learn's analyzer joins them."""
+    return [vocab.get(" ".join(seq[k:k + size])) for k in range(max(lo, 0), min(hi, len(seq) - size) + 1)]
+
+
+def _ngram_counts(toks: list[str], vocab: dict, top: int) -> dict[int, int]:
+    """Column -> count of the 1- to ``top``-grams of ``toks`` in the vocabulary, in the order scikit-learn's
+    analyzer lists them (unigrams, then bigrams, ...)."""
+    counts: dict[int, int] = {}
+    for size in range(1, top + 1):
+        for j in _gram_columns(vocab, toks, 0, len(toks), size):
+            if j is not None:
+                counts[j] = counts.get(j, 0) + 1
+    return counts
+
+
 class LogRegClassifier(Classifier):
     kind = "logreg"
 
@@ -163,10 +180,7 @@ class LogRegClassifier(Classifier):
         matches = list(TOKEN_RE.finditer(text))
         toks = [m.group(0).lower() for m in matches]
         at = {(m.start(), m.end()): k for k, m in enumerate(matches)}
-        counts: dict[int, float] = {}
-        for j in (vocab.get(f) for f in toks + [f"{x} {y}" for x, y in zip(toks[:-1], toks[1:])]):
-            if j is not None:
-                counts[j] = counts.get(j, 0.0) + 1.0
+        counts = _ngram_counts(toks, vocab, 2)
         idx = np.fromiter(counts, dtype=np.int64, count=len(counts))
         v = np.fromiter(counts.values(), dtype=np.float64, count=len(counts)) * idf[idx]
         z0, s0 = W[:, idx] @ v, float(v @ v)
@@ -246,16 +260,8 @@ class LogRegClassifier(Classifier):
         matches = list(TOKEN_RE.finditer(text))
         toks = [m.group(0).lower() for m in matches]
         starts, ends = [m.start() for m in matches], [m.end() for m in matches]
-        n = len(toks)
 
-        def grams(seq, lo, hi, size):  # vocabulary columns of the size-grams of seq starting in [lo, hi]
-            return [vocab.get(" ".join(seq[k:k + size])) for k in range(max(lo, 0), min(hi, len(seq) - size) + 1)]
-
-        base: dict[int, int] = {}
-        for size in range(1, top + 1):
-            for j in grams(toks, 0, n, size):
-                if j is not None:
-                    base[j] = base.get(j, 0) + 1
+        base = _ngram_counts(toks, vocab, top)
         cols = np.fromiter(sorted(base), dtype=np.int64, count=len(base))
         counts = np.array([base[j] for j in cols], dtype=np.int64)
         indices, data, indptr = [], [], [0]
@@ -277,7 +283,7 @@ class LogRegClassifier(Classifier):
             for size in range(1, top + 1):
                 for seq, first, last, sign in ((old_seq, len(left), len(left) + b - a - 1, -1),
                                                (new_seq, len(left), len(left) + len(mid) - 1, 1)):
-                    for j in grams(seq, first - size + 1, last, size):
+                    for j in _gram_columns(vocab, seq, first - size + 1, last, size):
                         if j is not None:
                             delta[j] = delta.get(j, 0) + sign
             row_cols, row_counts = cols, counts

@@ -152,12 +152,16 @@ class CountingPredictor:
         self.n_incremental = 0  # of n_texts: scored incrementally (predict_proba_swaps)
 
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
+        return self._through_memo(list(texts), self.model.predict_proba)
+
+    def _through_memo(self, texts: list[str], score) -> np.ndarray:
+        """The memoised probabilities of ``texts``; those not memoised yet (each once) scored by ``score`` in one
+        counted call."""
         todo = list(dict.fromkeys(t for t in texts if t not in self.memo))
         if todo:
             self.n_calls += 1
             self.n_texts += len(todo)
-            for t, p in zip(todo, self.model.predict_proba(todo)):
+            for t, p in zip(todo, score(todo)):
                 self.memo[t] = np.asarray(p, dtype=np.float64)
         if not texts:
             return np.zeros((0, self.n_classes))
@@ -185,18 +189,15 @@ class CountingPredictor:
         if len(texts) != len(splices):
             raise ValueError(f"{len(splices)} splices for {len(texts)} texts; give one splice per text")
         fn = getattr(self.model, "predict_proba_splices", None)
-        first = {}  # each text not memoised yet -> its first row
-        for r, t in enumerate(texts):
-            if t not in self.memo:
-                first.setdefault(t, r)
-        out = fn(text, [splices[r] for r in first.values()]) if first and fn is not None else None
-        if out is None:
+        if fn is None:
             return self.predict_proba(texts)
-        self.n_calls += 1
-        self.n_texts += len(first)
-        for t, p in zip(first, out):
-            self.memo[t] = np.asarray(p, dtype=np.float64)
-        return np.stack([self.memo[t] for t in texts]) if texts else np.zeros((0, self.n_classes))
+        splice_of = {t: sp for t, sp in reversed(list(zip(texts, splices)))}  # each text's first splice
+
+        def score(todo: list[str]) -> np.ndarray:
+            out = fn(text, [splice_of[t] for t in todo])
+            return out if out is not None else self.model.predict_proba(todo)
+
+        return self._through_memo(texts, score)
 
     def __getattr__(self, name):  # gradients etc. are delegated to the wrapped model
         return getattr(self.model, name)
