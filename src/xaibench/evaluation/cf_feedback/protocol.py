@@ -26,7 +26,7 @@ from . import runner
 SETTINGS: dict[str, dict[str, Any]] = {
     "full": {"samples": dict(runner.FULL_SAMPLE), "n_steps": cf.N_STEPS, "max_train": None, "lm_max_texts": 20000,
              "mice_infiller": "two-sided", "predictor": "logreg", "max_words": 400},
-    "quick": {"samples": {"imdb": 2}, "n_steps": 2, "max_train": 500, "lm_max_texts": 300,
+    "quick": {"samples": {"imdb": 2}, "n_steps": 2, "max_train": 2000, "lm_max_texts": 1000,
               "mice_infiller": "two-sided", "predictor": "logreg", "max_words": 400},
 }
 
