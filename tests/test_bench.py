@@ -307,8 +307,10 @@ def _fake_make_test(log_text: str, rc: int, wall: float, cpu: float = 900.0):
     return clone, run, seen
 
 
-def test_make_test_bench_row_from_a_faked_run(monkeypatch):
+def test_make_test_bench_row_from_a_faked_run(monkeypatch, tmp_path):
     from xaibench.bench.make_test import bench_make_test
+
+    monkeypatch.setenv("XAIBENCH_CACHE_DIR", str(tmp_path / "cache"))
 
     clone, run, seen = _fake_make_test("===== 955 passed, 22 warnings in 401.17s (0:06:41) =====\n", 0, 493.4)
     row = bench_make_test(run=run, clone=clone).iloc[0]
@@ -320,19 +322,44 @@ def test_make_test_bench_row_from_a_faked_run(monkeypatch):
     # over the target, or a failing suite, is not within it
     clone, run, _ = _fake_make_test("===== 955 passed in 560.00s =====\n", 0, 655.0)
     assert not bench_make_test(run=run, clone=clone).iloc[0].within_target
-    clone, run, _ = _fake_make_test("===== 1 failed, 954 passed in 400.00s =====\n", 2, 490.0)
+    assert row.failed_tests == "" and not (tmp_path / "cache").exists()  # a passing run's log is not kept
+    log = ("[gw0] [ 85%] FAILED tests/test_reports.py::test_sources[12_x] \n"
+           "=========================== short test summary info ============================\n"
+           "FAILED tests/test_reports.py::test_sources[12_x] - AssertionError: 12_x.ipynb is stale\n"
+           "===== 1 failed, 954 passed in 400.00s =====\n")
+    clone, run, _ = _fake_make_test(log, 2, 490.0)
     row = bench_make_test(run=run, clone=clone).iloc[0]
     assert (row.failed, row.exit_status, row.within_target) == (1, 2, False)
+    assert row.failed_tests == "tests/test_reports.py::test_sources[12_x]"
+    assert (tmp_path / "cache" / "bench" / "make_test-abc1234.log").read_text() == log  # kept: the clone is gone
 
 
-def test_make_test_bench_names_a_run_without_a_pytest_summary_and_keeps_the_clone_when_asked(capsys):
+def test_failed_tests_are_read_from_the_short_summary_only():
+    from xaibench.bench.make_test import failed_tests
+
+    log = ("[gw1] [ 40%] FAILED tests/a.py::test_one \n"
+           "[gw0] [ 41%] ERROR tests/b.py::test_two \n"
+           "FAILED tests/a.py::test_one - assert 1 == 2\n"
+           "FAILED tests/c.py::test_dry_run[make cebab MODEL=nb] - RuntimeError: no\n"
+           "ERROR tests/b.py::test_two - fixture 'x' not found\n"
+           "FAILED tests/a.py::test_one - assert 1 == 2\n"
+           "FAILED tests/d.py::test_three\n")
+    assert failed_tests(log) == ["tests/a.py::test_one", "tests/c.py::test_dry_run[make cebab MODEL=nb]",
+                                 "tests/b.py::test_two", "tests/d.py::test_three"]
+    assert failed_tests("===== 955 passed in 401.17s =====\n") == []
+
+
+def test_make_test_bench_names_a_run_without_a_pytest_summary_and_keeps_the_clone_when_asked(capsys, monkeypatch,
+                                                                                              tmp_path):
     from xaibench.bench.make_test import bench_make_test
 
+    monkeypatch.setenv("XAIBENCH_CACHE_DIR", str(tmp_path / "cache"))
     clone, run, seen = _fake_make_test("uv: no such file\nmake: *** [Makefile:107: .venv/.installed] Error 1\n",
                                        2, 12.0)
     with pytest.raises(RuntimeError, match=r"exit status 2\) printed no pytest summary(.|\n)*Makefile:107"):
         bench_make_test(run=run, clone=clone)
     assert not seen["tmp"].exists()
+    assert "Makefile:107" in (tmp_path / "cache" / "bench" / "make_test-abc1234.log").read_text()  # the log is kept
     clone, run, seen = _fake_make_test("===== 955 passed in 400.00s =====\n", 0, 480.0)
     bench_make_test(keep=True, run=run, clone=clone)
     assert (seen["tmp"] / "make_test.log").exists() and str(seen["tmp"]) in capsys.readouterr().err

@@ -267,3 +267,19 @@ def test_a_new_make_all_table_rewrites_the_timings_docs(tmp_path, monkeypatch):
     main(["make_all"], run=lambda name, args: table)
     assert "| 888.8" in (root / "README.md").read_text(encoding="utf-8")  # with a note where not one cold run
     assert (root / "docs" / "timings.md").read_text(encoding="utf-8") == T.timings_doc(root / "figures" / "tables")
+
+
+def test_the_timings_doc_names_the_tests_a_measured_make_test_failed(tmp_path):
+    _make_all().to_csv(tmp_path / "bench_make_all.csv", index=False)
+    passing = _make_test().assign(failed_tests="")
+    failing = _make_test().assign(commit="def5678", failed=2, exit_status=2, within_target="False",
+                                  cpu_model="AMD EPYC (family 25 model 1, avx2)",
+                                  failed_tests="tests/a.py::test_one; tests/c.py::test_dry_run[make cebab MODEL=nb]")
+    pd.concat([failing, passing]).to_csv(tmp_path / "bench_make_test.csv", index=False)
+    doc = T.timings_doc(tmp_path, descriptions={})
+    assert "Failed in `def5678`: `tests/a.py::test_one`, `tests/c.py::test_dry_run[make cebab MODEL=nb]`." in doc
+    assert "Failed in `abc1234`" not in doc
+    passing.to_csv(tmp_path / "bench_make_test.csv", index=False)  # tables written before the column have none
+    assert "Failed in" not in T.timings_doc(tmp_path, descriptions={})
+    _make_test().to_csv(tmp_path / "bench_make_test.csv", index=False)
+    assert "Failed in" not in T.timings_doc(tmp_path, descriptions={})

@@ -5,8 +5,9 @@ mirror the project uses is linked beside the clone as ``../shared/data`` (the de
 there: it creates ``.venv``, copies and checks the data, then runs the suite with its notebook smoke runs.  One row:
 the wall time of the whole command, pytest's own time (from its summary line), the rest (the environment, the data
 and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
-the 10-minute target.  The table keeps one row per kind of CPU: the measuring machine's replaces its kind's earlier
-one.  The clone is removed afterwards (``keep=True`` keeps it and prints where).
+the 10-minute target, and the node ids of the tests that failed (pytest's short summary).  The table keeps one row per
+kind of CPU: the measuring machine's replaces its kind's earlier one.  The clone is removed afterwards (``keep=True``
+keeps it and prints where); the log of a run that did not pass is kept in ``data/cache/bench/`` and named.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from .. import paths
 TARGET_SECONDS = 600
 
 _SUMMARY = re.compile(r"^=+ (?P<body>.*?) in (?P<secs>[0-9.]+)s(?: \([0-9:]+\))? =+$", re.M)
+_FAILED = re.compile(r"^(?:FAILED|ERROR) (?P<test>.+?)(?: - .*)?$", re.M)
 _COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)")
 
 
@@ -44,6 +46,22 @@ def parse_pytest_summary(log: str) -> dict:
         if key in out:
             out[key] = int(n)
     return out
+
+
+def failed_tests(log: str) -> list[str]:
+    """The node ids pytest's short test summary names (``FAILED tests/x.py::test_y - AssertionError`` and ``ERROR``
+    lines, each once, in order); a test's own progress line (``[gw0] [ 85%] FAILED ...``) is not a summary line."""
+    return list(dict.fromkeys(m["test"] for m in _FAILED.finditer(log)))
+
+
+def keep_log(log: str, commit: str) -> Path:
+    """Write ``log`` to ``data/cache/bench/make_test-<commit>.log`` (atomically) and return the path."""
+    from ..io import write_text
+
+    dest = paths.cache_dir() / "bench" / f"make_test-{commit}.log"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    write_text(dest, log)
+    return dest
 
 
 def _clone(dest: Path) -> str:
@@ -113,17 +131,22 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
     summary = parse_pytest_summary(log)
     if not summary:
         tail = "\n".join(log.splitlines()[-15:])
-        raise RuntimeError(f"make test (exit status {rc}) printed no pytest summary; the end of its output:\n{tail}")
+        raise RuntimeError(f"make test (exit status {rc}) printed no pytest summary (its log is kept in "
+                           f"{keep_log(log, commit)}); the end of its output:\n{tail}")
+    failed = failed_tests(log)
+    if rc != 0 or failed:
+        print(f"make test did not pass (exit status {rc}); its log is kept in {keep_log(log, commit)}", file=sys.stderr)
     info = machine_info()
     pytest_s = summary["pytest_seconds"]
     row = {"commit": commit, "exit_status": rc, "wall_seconds": round(wall, 1), "wall_minutes": round(wall / 60, 2),
            "pytest_seconds": pytest_s, "setup_seconds": round(wall - pytest_s, 1), "cpu_seconds": round(cpu, 1),
            **{k: summary[k] for k in ("passed", "failed", "errors", "skipped")},
            "target_seconds": TARGET_SECONDS, "within_target": bool(rc == 0 and wall <= TARGET_SECONDS),
+           "failed_tests": "; ".join(failed),
            "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0}
     if keep:
         print(f"the clone and its make_test.log are kept in {tmp}", file=sys.stderr)
     return with_other_cpus(pd.DataFrame([row]), previous())
 
 
-__all__ = ["bench_make_test", "parse_pytest_summary", "with_other_cpus", "TARGET_SECONDS"]
+__all__ = ["bench_make_test", "failed_tests", "keep_log", "parse_pytest_summary", "with_other_cpus", "TARGET_SECONDS"]

@@ -259,7 +259,7 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
             "From `bench_make_test.csv`, written by `python -m xaibench.bench make_test`: `HEAD` cloned into a "
             "temporary folder with the data mirror beside it, as CI runs it; the wall time of the whole command, "
             "pytest's own time, the rest (the environment, the data, make's start-up) and the CPU time of all "
-            "processes.", "",
+            "processes; the tests a run failed are named below the table (its log is kept in `data/cache/bench/`).", "",
             "| commit | minutes | pytest s | set-up s | CPU s | passed | failed | errors | skipped | "
             "within the 10-min target | CPU | load at start |",
             "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|"]
@@ -268,6 +268,9 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
                    f"{float(r['setup_seconds']):.0f} | {float(r['cpu_seconds']):.0f} | {r['passed']} | {r['failed']} | "
                    f"{r['errors']} | {r['skipped']} | {'yes' if _cold(r['within_target']) else 'no'} | {_cpu(r)} | "
                    f"{r['load_avg_1min_at_start']} |")
+    failing = [(r["commit"], r["failed_tests"]) for _, r in make_test.iterrows() if str(r.get("failed_tests", "")).strip()]
+    if failing:
+        out += ["", *(f"Failed in `{c}`: " + ", ".join(f"`{t}`" for t in str(f).split("; ")) + "." for c, f in failing)]
     out += ["", "## Measuring", "",
             "- `make all` (full profile) ends with `python -m xaibench.bench make_all`, which reads the executed "
             "reports; for a cold figure, run `make all` (or one paper's target) in a fresh clone.",
