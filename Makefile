@@ -277,9 +277,10 @@ levers: $(STAMP) ## compare each lever run (make <paper> XAIBENCH_LEVERS=bf16 wr
 TEST_WORKERS ?= 2
 # idle OpenMP threads sleep instead of spinning, so two workers on two cores do not slow each other; the notebook
 # smoke runs compute their cells serially (the two pytest workers already share the cores; the executor's
-# backends have tests of their own)
+# backends have tests of their own); a worker that crashes (a segfault in a native library) ends the run, naming
+# the test it ran: pytest-xdist's --dist loadgroup can wait forever once it has replaced a crashed worker
 PYTEST := HF_HUB_OFFLINE=1 XAIBENCH_QUIET=1 OMP_WAIT_POLICY=PASSIVE XAIBENCH_SCHEDULER=serial $(PY) -m pytest -v --durations=15 \
-	-n $(TEST_WORKERS) --dist loadgroup
+	-n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0
 .PHONY: test test-all bench
 test: $(DATA_STAMP) ## fast test suite incl. quick papermill runs of every notebook (8-14 min from a fresh clone on 2 cores, by CPU, .venv and data included: python -m xaibench.bench make_test)
 	$(BYTECODE)

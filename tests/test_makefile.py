@@ -501,3 +501,27 @@ def test_a_process_make_starts_writes_bytecode_where_the_environment_says_not_to
                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "False", out.stdout
+
+
+def test_a_crashing_test_ends_make_tests_run_naming_it_instead_of_hanging(tmp_path):
+    """pytest-xdist's loadgroup scheduling hangs after it replaces a crashed worker; make test's pytest command
+    does not replace one, so a test that takes its worker down fails the run, named, and the other tests pass."""
+    # a group whose second test crashes its worker while the other worker is busy: the replacement worker then
+    # waits for a test that never comes (pytest-xdist 3.8)
+    (tmp_path / "test_toy.py").write_text(
+        "import os\nimport time\n\nimport pytest\n\n\n"
+        "@pytest.mark.xdist_group('g')\ndef test_first():\n    time.sleep(1)\n\n\n"
+        "@pytest.mark.xdist_group('g')\ndef test_crashes():\n    os.abort()\n\n\n"
+        "@pytest.mark.xdist_group('g')\ndef test_last():\n    time.sleep(1)\n\n\n"
+        + "".join(f"def test_other_{i}():\n    time.sleep({s})\n\n\n" for i, s in enumerate((2, 2, 0))))
+    shown = subprocess.run(["make", "-s", "--eval=_pytest_cmd: ; @echo '$(PYTEST)'", "_pytest_cmd"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    cmd = shlex.split(shown.stdout.strip().splitlines()[-1])
+    env_vars = dict(c.split("=", 1) for c in cmd if "=" in c and not c.startswith("-"))
+    argv = [c for c in cmd if c not in [f"{k}={v}" for k, v in env_vars.items()]]
+    argv[0] = str(ROOT / argv[0]) if not os.path.isabs(argv[0]) else argv[0]
+    out = subprocess.run([*argv, "-p", "no:cacheprovider", "test_toy.py"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60, env={**os.environ, **env_vars})
+    assert out.returncode == 1, out.stdout[-3000:]
+    assert "FAILED test_toy.py::test_crashes" in out.stdout and "crashed" in out.stdout, out.stdout[-3000:]
