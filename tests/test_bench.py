@@ -180,6 +180,16 @@ def test_precision_bench_trains_the_real_modules_and_float32_is_its_own_referenc
         assert bf16.supported and not bf16.results_identical and bf16.max_abs_logit_diff_trained > 0
 
 
+def test_precision_bench_records_channels_last_as_unsupported_where_it_would_corrupt_the_heap(monkeypatch):
+    from xaibench.bench import precision
+
+    seen = []
+    monkeypatch.setattr(levers, "cpu_channels_last_safe", lambda threads=None: seen.append(threads) or False)
+    df = precision.bench_precision(("image",), steps=1, small=True).set_index("mode")
+    assert seen and df.loc["fp32", "supported"] and df.loc["bf16_autocast", "supported"]
+    assert not df.loc["channels_last", "supported"] and np.isnan(df.loc["channels_last", "ms_per_step"])
+
+
 def test_precision_bench_records_bf16_on_recurrent_layers_as_unsupported_where_the_cpu_lacks_it(monkeypatch):
     from xaibench.bench import precision
 

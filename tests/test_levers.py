@@ -52,6 +52,48 @@ def test_on_each_lever_changes_what_it_names(monkeypatch):
     assert levers.optimizer_kwargs() == {"fused": True}
 
 
+# torch's CPU backward of a channels-last 1x1 stride-2 convolution (a residual shortcut), repeated
+_SHORTCUT_BACKWARD = """
+import sys, torch
+torch.set_num_threads(int(sys.argv[1]))
+torch.manual_seed(0)
+x = torch.rand(4, 4, 8, 8).contiguous(memory_format=torch.channels_last).requires_grad_()
+conv = torch.nn.Conv2d(4, 8, 1, stride=2, bias=False).to(memory_format=torch.channels_last)
+for _ in range(20):
+    conv(x).sum().backward()
+print("done")
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_channels_last_shortcut_backward_corrupts_the_heap_on_one_thread_only(threads):
+    """What levers.cpu_channels_last_safe guards against (torch 2.13 on a CPU): on one thread the process dies
+    (glibc's heap check aborts it, or it segfaults); on two it finishes."""
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _SHORTCUT_BACKWARD, str(threads)], capture_output=True, text=True,
+                         timeout=120)
+    assert levers.cpu_channels_last_safe(threads) == (out.returncode == 0), (threads, out.returncode, out.stderr[-500:])
+    assert (out.stdout.strip() == "done") == (threads >= 2)
+
+
+def test_the_channels_last_lever_refuses_a_cpu_model_on_one_thread(monkeypatch):
+    monkeypatch.setenv("XAIBENCH_LEVERS", "channels_last")
+    assert not levers.cpu_channels_last_safe(1) and levers.cpu_channels_last_safe(2) and levers.cpu_channels_last_safe(8)
+    old = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        with pytest.raises(RuntimeError, match="cannot train on one CPU thread.*XAIBENCH_THREADS=2"):
+            levers.memory_format(torch.nn.Conv2d(3, 2, 1, stride=2))
+        x = levers.memory_format(torch.randn(2, 3, 4, 4))  # a batch alone is only re-laid out
+        assert x.is_contiguous(memory_format=torch.channels_last)
+        torch.set_num_threads(2)
+        m = levers.memory_format(torch.nn.Conv2d(3, 2, 1, stride=2))
+        assert m.weight.is_contiguous(memory_format=torch.channels_last)
+    finally:
+        torch.set_num_threads(old)
+
+
 def _train() -> Tiny:
     module = Tiny()
     train_loop(module, _encode, TEXTS, LABELS, TrainConfig(lr=5e-2, epochs=2, batch_size=5, weight_decay=0.01))

@@ -92,18 +92,37 @@ def optimizer_kwargs() -> dict[str, bool]:
     return {"foreach": True}
 
 
+def cpu_channels_last_safe(threads: int | None = None) -> bool:
+    """Whether channels-last training is safe on the CPU with ``threads`` torch threads (default: torch's current
+    count): torch 2.13's CPU backward of a channels-last 1x1 convolution with stride 2 (a residual block's shortcut)
+    corrupts the heap on one thread (glibc aborts: 'corrupted double-linked list', or a segfault), and runs
+    correctly on two or more (tests/test_levers.py reproduces it in a subprocess)."""
+    if threads is None:
+        import torch
+
+        threads = torch.get_num_threads()
+    return threads >= 2
+
+
 def memory_format(x):
     """``x`` (an image model or a 4-d batch) in the channels-last layout with the ``channels_last`` lever, else
-    unchanged.  Other tensors pass through."""
+    unchanged.  Other tensors pass through.  A model on the CPU is refused, with a message, where
+    :func:`cpu_channels_last_safe` says training it would corrupt the heap."""
     if "channels_last" not in active():
         return x
     import torch
 
     if isinstance(x, torch.nn.Module):
+        on_cpu = all(p.device.type == "cpu" for p in x.parameters())
+        if on_cpu and not cpu_channels_last_safe():
+            raise RuntimeError("the channels_last lever (XAIBENCH_LEVERS) cannot train on one CPU thread: torch's "
+                               "channels-last backward of a 1x1 stride-2 convolution corrupts memory there; set "
+                               "XAIBENCH_THREADS=2 or more, or run without channels_last")
         return x.to(memory_format=torch.channels_last)
     if isinstance(x, torch.Tensor) and x.dim() == 4:
         return x.contiguous(memory_format=torch.channels_last)
     return x
 
 
-__all__ = ["LEVERS", "check_levers", "active", "tag", "autocast", "optimizer_kwargs", "memory_format"]
+__all__ = ["LEVERS", "check_levers", "active", "tag", "autocast", "optimizer_kwargs", "cpu_channels_last_safe",
+           "memory_format"]

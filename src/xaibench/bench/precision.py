@@ -150,8 +150,10 @@ def bench_precision(workloads=tuple(WORKLOADS), steps: int = 8, small: bool = Fa
         for mode in MODES[name]:
             context = {"step": WORKLOADS[name], "torch_threads": thread_count(), "cpu_bf16_units": units,
                        "cpus": info["cpus"], "cpu_model": info["cpu_model"]}
-            if mode == "bf16_autocast" and name in RECURRENT and not levers.cpu_bf16_recurrent_supported():
-                # oneDNN's recurrent kernels have no bfloat16 on this CPU: nothing to time
+            if ((mode == "bf16_autocast" and name in RECURRENT and not levers.cpu_bf16_recurrent_supported())
+                    or (mode == "channels_last" and not levers.cpu_channels_last_safe(thread_count()))):
+                # oneDNN's recurrent kernels have no bfloat16 on this CPU, or channels-last training would corrupt
+                # the heap on one thread (levers.cpu_channels_last_safe): nothing to time
                 nan = float("nan")
                 rows.append({"workload": name, "mode": mode, "ms_per_step": nan, "speedup_vs_fp32": nan,
                              "max_abs_logit_diff_init": nan, "max_abs_logit_diff_trained": nan,
