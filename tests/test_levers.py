@@ -67,12 +67,15 @@ print("done")
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_channels_last_shortcut_backward_corrupts_the_heap_on_one_thread_only(threads):
-    """What levers.cpu_channels_last_safe guards against (torch 2.13 on a CPU): on one thread the process dies
-    (glibc's heap check aborts it, or it segfaults); on two it finishes."""
+    """What levers.cpu_channels_last_safe guards against (torch 2.13 on an AVX2 EPYC): on one thread the process
+    dies (glibc's heap check aborts it, or it segfaults); on two it finishes.  Where one thread finishes (another
+    CPU's kernels) the test says so and skips: the guard stays, since the bug is in torch's CPU kernels."""
     import sys
 
     out = subprocess.run([sys.executable, "-c", _SHORTCUT_BACKWARD, str(threads)], capture_output=True, text=True,
                          timeout=120)
+    if threads == 1 and out.returncode == 0:
+        pytest.skip("the channels-last shortcut backward does not corrupt the heap with this CPU's kernels")
     assert levers.cpu_channels_last_safe(threads) == (out.returncode == 0), (threads, out.returncode, out.stderr[-500:])
     assert (out.stdout.strip() == "done") == (threads >= 2)
 

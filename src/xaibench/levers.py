@@ -95,8 +95,9 @@ def optimizer_kwargs() -> dict[str, bool]:
 def cpu_channels_last_safe(threads: int | None = None) -> bool:
     """Whether channels-last training is safe on the CPU with ``threads`` torch threads (default: torch's current
     count): torch 2.13's CPU backward of a channels-last 1x1 convolution with stride 2 (a residual block's shortcut)
-    corrupts the heap on one thread (glibc aborts: 'corrupted double-linked list', or a segfault), and runs
-    correctly on two or more (tests/test_levers.py reproduces it in a subprocess)."""
+    corrupts the heap on one thread on an AVX2 EPYC (glibc aborts: 'corrupted double-linked list', or a segfault),
+    and runs correctly on two or more (tests/test_levers.py reproduces it in a subprocess where the CPU shows it).
+    One thread is refused on every CPU: the kernels at fault are torch's, whichever CPU runs them."""
     if threads is None:
         import torch
 
