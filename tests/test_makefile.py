@@ -514,14 +514,10 @@ def test_a_crashing_test_ends_make_tests_run_naming_it_instead_of_hanging(tmp_pa
         "@pytest.mark.xdist_group('g')\ndef test_crashes():\n    os.abort()\n\n\n"
         "@pytest.mark.xdist_group('g')\ndef test_last():\n    time.sleep(1)\n\n\n"
         + "".join(f"def test_other_{i}():\n    time.sleep({s})\n\n\n" for i, s in enumerate((2, 2, 0))))
-    shown = subprocess.run(["make", "-s", "--eval=_pytest_cmd: ; @echo '$(PYTEST)'", "_pytest_cmd"], cwd=ROOT,
-                           capture_output=True, text=True, timeout=120)
-    assert shown.returncode == 0, shown.stderr
-    cmd = shlex.split(shown.stdout.strip().splitlines()[-1])
-    env_vars = dict(c.split("=", 1) for c in cmd if "=" in c and not c.startswith("-"))
-    argv = [c for c in cmd if c not in [f"{k}={v}" for k, v in env_vars.items()]]
-    argv[0] = str(ROOT / argv[0]) if not os.path.isabs(argv[0]) else argv[0]
-    out = subprocess.run([*argv, "-p", "no:cacheprovider", "test_toy.py"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=60, env={**os.environ, **env_vars})
-    assert out.returncode == 1, out.stdout[-3000:]
-    assert "FAILED test_toy.py::test_crashes" in out.stdout and "crashed" in out.stdout, out.stdout[-3000:]
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")  # the toy suite's own settings, not the project's
+    recipe = f"_toy_suite: ; $(PYTEST) -p no:cacheprovider -c {tmp_path}/pytest.ini {tmp_path}/test_toy.py"
+    out = subprocess.run(["make", "-s", f"--eval={recipe}", "_toy_suite"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode != 0 and "1 failed" in out.stdout, out.stdout[-3000:]
+    assert re.search(r"^FAILED \S*test_toy\.py::test_crashes", out.stdout, re.M) and "crashed" in out.stdout, \
+        out.stdout[-3000:]
