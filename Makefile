@@ -299,6 +299,7 @@ bench: $(DATA_STAMP) ## benchmarks -> figures/tables/bench_*.csv
 	$(PY) -m xaibench.bench attribution_gt
 	$(PY) -m xaibench.bench manipulations
 	$(PY) -m xaibench.bench augmentation
+	$(PY) -m xaibench.bench augmentation_overlap  # the next epoch's images prepared in a thread or not (about 15 min)
 	$(PY) -m xaibench.bench editors
 	$(PY) -m xaibench.bench infillers  # the two infillers of a dataset, tokenising once (about 10 min on 2 cores)
 	$(PY) -m xaibench.bench optimizer  # Adam's per-parameter loop vs the foreach step: image runs, CausaLM (about 2 min)

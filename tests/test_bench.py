@@ -484,3 +484,53 @@ def test_infillers_bench_trains_both_kinds_each_way_and_compares_the_models(monk
     [row] = out.to_dict("records")
     assert row["n_texts"] == 4 and row["identical"] is True and row["predictor"] == "logreg"
     assert row["seconds_saved"] == pytest.approx(row["seconds_separate"] - row["seconds_shared"], abs=0.11)
+
+
+def test_augmentation_overlap_bench_compares_each_repeat_with_the_in_loop_run_beside_it(monkeypatch):
+    """Throughput: cells at once / the slowest cell's seconds after the first epoch; each repeat's ratio against the
+    in-loop run of the same repeat, their mean, smallest and largest; identical: every cell's weights digest equals
+    the in-loop cell's of the same repeat."""
+    from xaibench.bench import augmentation_overlap as ao
+
+    assert ao.throughput([{"epoch_seconds": [5.0, 2.0, 3.0]}, {"epoch_seconds": [1.0, 4.0, 4.0]}]) == 2 / 8
+    # per (cells, ahead): the later-epoch seconds of each repeat's cells and their digests
+    fake = {(1, False): [[10.0], [10.0]], (1, True): [[8.0], [12.5]],
+            (2, False): [[20.0, 16.0], [20.0, 18.0]], (2, True): [[16.0, 10.0], [19.0, 20.0]]}
+    calls = {k: 0 for k in fake}
+
+    def run_cells(kinds, ahead, n_epochs):
+        key = (len(kinds), ahead)
+        secs = fake[key][calls[key]]
+        calls[key] += 1
+        return [{"epoch_seconds": [99.0, s], "wait_seconds": [3.0, 0.0 if ahead else 1.0],
+                 "digest": "x" if (key == (2, True) and i == 1) else "d", "torch_threads": 2}
+                for i, s in enumerate(secs)]
+
+    monkeypatch.setattr(ao, "_run_cells", run_cells)
+    df = ao.bench_augmentation_overlap(n_epochs=2, repeats=2)
+    assert df.way.tolist() == ["in the loop (now)", "next epoch ahead in a thread"] * 2
+    assert df.throughput_vs_in_loop.tolist() == [1.0, round((10 / 8 + 10 / 12.5) / 2, 3), 1.0,
+                                                 round((20 / 16 + 20 / 20) / 2, 3)]
+    assert df.throughput_min.tolist() == [1.0, 0.8, 1.0, 1.0] and df.throughput_max.tolist() == [1.0, 1.25, 1.0, 1.25]
+    assert df.faster_in_every_repeat.tolist() == [False, False, False, False]
+    assert df.identical_weights.tolist() == [True, True, True, False]
+    assert df.waited_seconds_per_later_epoch.tolist() == [1.0, 0.0, 1.0, 0.0]   # the first epoch left out
+    assert df.omp_wait_policy.tolist() == ["unset (spin)"] * 2 + ["PASSIVE"] * 2
+    with pytest.raises(ValueError, match="n_epochs must be at least 2"):
+        ao.bench_augmentation_overlap(n_epochs=1)
+
+
+def test_augmentation_overlap_prepares_ahead_with_the_same_draws_and_trains_the_same_weights(monkeypatch):
+    """The bench's loop with the next epoch's images prepared in a thread trains the weights of preparing them in the
+    loop, bit for bit (the digest depends on the draws: another seed gives another)."""
+    from xaibench.bench import augmentation_overlap as ao
+
+    rng = np.random.default_rng(0)
+    species = [f"s{i:02d}" for i in range(12)]
+    images = {s: [rng.integers(0, 255, (24, 24, 3), dtype=np.uint8) for _ in range(40)] for s in species}
+    monkeypatch.setattr("xaibench.data.birds.all_classes", lambda: list(species))
+    monkeypatch.setattr("xaibench.data.birds.load_classes", lambda names, size=None: {n: images[n] for n in names})
+    loop = ao.train_cell("noise", False, 3, profile="quick")
+    ahead = ao.train_cell("noise", True, 3, profile="quick")
+    assert ahead["digest"] == loop["digest"] and len(ahead["epoch_seconds"]) == 3
+    assert ao.train_cell("noise", True, 3, seed=1, profile="quick")["digest"] != loop["digest"]

@@ -90,6 +90,7 @@ FORMS = {
     "python -m xaibench.bench cores": "cli",
     "python -m xaibench.bench precision": "cli",
     "python -m xaibench.bench augmentation": "cli",
+    "python -m xaibench.bench augmentation_overlap": "cli",
     "python -m xaibench.bench make_steps": "cli",
     "python -m xaibench.bench infillers": "cli",
     "python -m xaibench.bench optimizer": "cli",

@@ -40,6 +40,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "augmentation":
         from .augmentation import bench_augmentation
         return bench_augmentation()
+    if name == "augmentation_overlap":
+        from .augmentation_overlap import bench_augmentation_overlap
+        return bench_augmentation_overlap()
     if name == "editors":
         from .editors import bench_editors
         return bench_editors()
@@ -111,6 +114,9 @@ def parser() -> argparse.ArgumentParser:
     cell = sub.add_parser("_cores_one")  # the child process of `cores`
     cell.add_argument("workload")
     cell.add_argument("out")
+    overlap = sub.add_parser("_overlap_one")  # the child process of `augmentation_overlap`
+    for a in ("kind", "ahead", "epochs", "out"):
+        overlap.add_argument(a)
     return ap
 
 
@@ -131,6 +137,11 @@ def main(argv: list[str] | None = None, run: Callable[[str, argparse.Namespace],
         from .cores import run_workload
 
         run_workload(args.workload, args.out)
+        return
+    if args.cmd == "_overlap_one":
+        from .augmentation_overlap import run_cell
+
+        run_cell(args.kind, args.ahead, args.epochs, args.out)
         return
     dest = write_bench_table(run(args.cmd, args), f"bench_{args.cmd}.csv")
     print(f"wrote {dest} and {dest.with_suffix('.md').name}")

@@ -46,7 +46,7 @@ def bench_augmentation(n_epochs: int = 3, seed: int = 0) -> pd.DataFrame:
     from ..evaluation.attribution_gt import image_runner as ir
     from ..evaluation.attribution_gt import manipulations as mp
     from ..models.resnet_small import SmallResNet
-    from .common import machine_context
+    from .common import machine_context, train_epoch
 
     cfg = ir.ImageConfig.groups("full")
     rows = []
@@ -66,12 +66,7 @@ def bench_augmentation(n_epochs: int = 3, seed: int = 0) -> pd.DataFrame:
         x, y = new[0], torch.as_tensor(labels)
         perm = np.random.default_rng(seed).permutation(len(x))
         t0 = time.perf_counter()
-        for i in range(0, len(perm), cfg.batch_size):
-            b = perm[i:i + cfg.batch_size]
-            loss = torch.nn.functional.cross_entropy(model(x[b]), y[b])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        train_epoch(model, opt, x, y, perm, cfg.batch_size)
         train_s = time.perf_counter() - t0
         for path, secs in (("before: maps per image, arithmetic per pixel", t_old),
                            ("now: maps once, table look-up into one buffer", t_new)):

@@ -51,6 +51,19 @@ def fastest_of(ways: dict, repeats: int) -> tuple[dict, dict]:
     return seconds, results
 
 
+
+def train_epoch(model, opt, x, y, perm, batch_size: int) -> None:
+    """One epoch of a classifier on the rows of ``x``/``y`` in the order ``perm``, in batches of ``batch_size``
+    (cross-entropy, ``opt`` stepped after every batch): the training step of the image benches."""
+    import torch
+
+    for i in range(0, len(perm), batch_size):
+        b = perm[i:i + batch_size]
+        loss = torch.nn.functional.cross_entropy(model(x[b]), y[b])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
 # benchmark -> help line; each writes figures/tables/bench_<name>.csv
 BENCHMARKS: dict[str, str] = {
     "training": "one fine-tuning run per model and task",
@@ -61,6 +74,7 @@ BENCHMARKS: dict[str, str] = {
     "attribution_gt": "Zhou et al. 2022: attention/rationale training, explainer time",
     "manipulations": "Zhou et al. 2022: seconds per image of each image manipulation (HSV ones: ours vs matplotlib's)",
     "augmentation": "Zhou et al. 2022: an epoch's training images of a species-group run, prepared now vs before (maps per image, arithmetic per pixel): seconds, bit-identity",
+    "augmentation_overlap": "Zhou et al. 2022: species-group runs with each epoch's training images prepared in the loop vs the next epoch's in a thread while this one trains, one cell and two side by side: seconds per epoch, throughput, bit-identity",
     "editors": "seconds and predictor calls per edit step of each counterfactual editor",
     "infillers": "MiCE's bigram and two-sided infillers of a dataset trained one after the other, each tokenising its texts vs sharing them: seconds, bit-identity",
     "optimizer": "Adam's per-parameter loop vs its multi-tensor (foreach) step in the image runs and CausaLM: ms per step, bit-identity, seconds saved per unit of the full runs",
