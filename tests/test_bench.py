@@ -1,5 +1,6 @@
 """The benchmark entry point: one package (xaibench.bench), one CLI (`python -m xaibench.bench <name>`),
-one module per benchmark; `make bench` runs every benchmark but make_all (run by `make all`)."""
+one module per benchmark; `make bench` runs every benchmark but make_all (run by `make all`) and make_paper (a paper's
+cold run from a fresh clone, run by hand per paper)."""
 import importlib
 import re
 import shutil
@@ -35,7 +36,10 @@ def test_no_bench_module_is_left_outside_the_package():
 
 def test_cli_parses_every_benchmark_and_its_options():
     for name in BENCHMARKS:
-        assert parser().parse_args([name]).cmd == name
+        assert parser().parse_args([name] + (["--targets", "human"] if name == "make_paper" else [])).cmd == name
+    assert parser().parse_args(["make_paper", "--targets", "foundation", "cebab"]).targets == ["foundation", "cebab"]
+    with pytest.raises(SystemExit):
+        parser().parse_args(["make_paper"])  # a paper's targets are required
     a = parser().parse_args(["training", "--models", "lstm", "--tasks", "5-way", "binary"])
     assert (a.models, a.tasks) == (["lstm"], ["5-way", "binary"])
     assert parser().parse_args(["training"]).models == ["minilm", "lstm"]
@@ -73,12 +77,12 @@ def test_python_dash_m_runs_the_package():
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
-def test_make_bench_runs_every_benchmark_but_make_all_then_writes_the_timings():
+def test_make_bench_runs_every_benchmark_but_make_all_and_make_paper_then_writes_the_timings():
     text = subprocess.run(["make", "--no-print-directory", "-n", "-B", "bench"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120).stdout
     ran = re.findall(r"-m xaibench\.bench (\w+)", text)
     assert ran[-1] == "timings", ran  # after every table it reads is written
-    assert sorted(ran[:-1]) == sorted(set(BENCHMARKS) - {"make_all"}), ran
+    assert sorted(ran[:-1]) == sorted(set(BENCHMARKS) - {"make_all", "make_paper"}), ran
 
 
 def test_cores_bench_compares_every_mode_with_one_cell_of_two_threads(monkeypatch):
@@ -385,7 +389,7 @@ def test_make_test_bench_clones_head_with_the_data_mirror_beside_it(tmp_path, mo
     monkeypatch.setenv("XAIBENCH_DATA_MIRROR", str(mirror))
     dest = tmp_path / "bench"
     dest.mkdir()
-    commit = make_test._clone(dest)
+    commit = make_test.clone_head(dest)
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
     assert commit == head and (dest / "x" / "Makefile").exists()
@@ -534,3 +538,118 @@ def test_augmentation_overlap_prepares_ahead_with_the_same_draws_and_trains_the_
     ahead = ao.train_cell("noise", True, 3, profile="quick")
     assert ahead["digest"] == loop["digest"] and len(ahead["epoch_seconds"]) == 3
     assert ao.train_cell("noise", True, 3, seed=1, profile="quick")["digest"] != loop["digest"]
+
+
+# make_paper: one paper's make targets cold in a fresh clone (the real run takes minutes to hours: here faked)
+def _report(folder, stem: str, seconds: float, started: str, make_run: str, cold: bool = True) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"duration": seconds, "start_time": started, "parameters": {"seeds": "42 43"}}
+    nb.metadata["xaibench"] = {"make_run": {"id": make_run, "cold_start": cold},
+                               "machine": {"cpus": 2, "cpu_model": "CPU X", "gpu": "none", "xaibench_device": "auto"}}
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(folder / f"{stem}.ipynb"))
+
+
+def test_make_paper_rows_are_the_reports_of_its_own_run_with_a_total_per_paper(tmp_path):
+    from datetime import datetime, timezone
+
+    from xaibench.bench import make_paper as mp
+
+    folder = tmp_path / "reports" / "full"
+    _report(folder, "23_counterfactual_faithfulness", 300.0, "2026-01-02T10:00:00+00:00", "run-b")
+    _report(folder, "11_local_explainers", 60.0, "2026-01-02T10:05:00+00:00", "run-b")
+    _report(folder, "21_human_grounded_evaluation", 900.0, "2026-01-02T10:06:00+00:00", "run-b")
+    _report(folder, "25_attribution_gt_saliency", 4500.0, "2025-12-01T00:00:00+00:00", "run-a")  # a committed one
+    run = mp.run_rows(folder, datetime(2026, 1, 2, 9, 59, tzinfo=timezone.utc))
+    assert sorted(run["notebook"]) == ["11_local_explainers", "21_human_grounded_evaluation",
+                                       "23_counterfactual_faithfulness"]
+    ctx = {"targets": "human faithfulness", "commit": "abc1234", "make_seconds": 1300.0, "setup_seconds": 80.0,
+           "cpus": 2, "cpu_model": "CPU X", "load_avg_1min_at_start": 0.1}
+    hg, ge = "Human-grounded (Lertvittayakumjorn & Toni 2019)", "Counterfactual evaluation (Ge et al.)"
+    df = mp.paper_rows(run, [hg, ge], ctx)
+    assert df.columns.tolist() == mp.COLUMNS and set(df["other_papers_seconds"]) == {0.0}
+    totals = df[df["notebook"].str.startswith("TOTAL")].set_index("paper")
+    assert totals.loc["Human-grounded (Lertvittayakumjorn & Toni 2019)", "wall_seconds"] == 960.0
+    assert totals.loc["Human-grounded (Lertvittayakumjorn & Toni 2019)", "notebook"] == "TOTAL (2 notebooks)"
+    assert totals.loc["Counterfactual evaluation (Ge et al.)", "wall_seconds"] == 300.0
+    assert totals["cold_start"].tolist() == [True, True] and set(df["commit"]) == {"abc1234"}
+    assert df.loc[df["notebook"] == "21_human_grounded_evaluation", "wall_minutes"].item() == 15.0
+    # a report of another make run in the same paper: the total is not one cold run
+    mixed = run.assign(make_run=["run-b", "run-c", "run-b"])
+    assert not mp.paper_rows(mixed, [hg, ge], ctx).query("notebook.str.startswith('TOTAL')",
+                                                         engine="python")["cold_start"].all()
+    # another paper's notebooks the targets ran first are not rows of this one: their seconds are said
+    only_hg = mp.paper_rows(run, [hg], ctx)
+    assert set(only_hg["paper"]) == {hg} and set(only_hg["other_papers_seconds"]) == {300.0}
+    with pytest.raises(ValueError, match="no notebook or step of Scorecard"):
+        mp.paper_rows(run, ["Scorecard (every protocol)"], ctx)
+
+
+def test_make_paper_keeps_one_measurement_per_paper_and_kind_of_cpu():
+    from xaibench.bench.make_paper import with_earlier
+
+    prev = pd.DataFrame({"paper": ["A", "A", "B", "A"], "notebook": ["n1", "TOTAL", "TOTAL", "TOTAL"],
+                         "cpu_model": ["X", "X", "X", "Y"], "wall_seconds": [1.0, 1.0, 2.0, 3.0]})
+    new = pd.DataFrame({"paper": ["A"], "notebook": ["TOTAL"], "cpu_model": ["X"], "wall_seconds": [9.0]})
+    out = with_earlier(new, prev)
+    assert list(zip(out["paper"], out["cpu_model"], out["wall_seconds"])) == [("A", "X", 9.0), ("B", "X", 2.0),
+                                                                             ("A", "Y", 3.0)]
+    assert with_earlier(new, None).equals(new)
+
+
+def test_make_paper_bench_sets_the_clone_up_then_times_the_targets_and_keeps_a_failed_clone(tmp_path, capsys):
+    from datetime import datetime, timezone
+
+    from xaibench.bench import make_paper as mp
+
+    calls = []
+
+    def clone(dest):
+        _report(dest / "x" / "reports" / "full", "25_attribution_gt_saliency", 4500.0, "2025-12-01T00:00:00+00:00",
+                "old")
+        return "abc1234"
+
+    def make(clone_dir, targets, log_path, rc=0):
+        calls.append(list(targets))
+        if targets != ["env", "data"]:
+            now = datetime.now(timezone.utc).isoformat()
+            _report(clone_dir / "reports" / "full", "23_counterfactual_faithfulness", 320.0, now, "new")
+        return rc, (40.0 if targets == ["env", "data"] else 330.0)
+
+    df = mp.bench_make_paper(["faithfulness"], make=make, clone=clone, previous=lambda: None)
+    assert calls == [["env", "data"], ["faithfulness"]]
+    assert df["notebook"].tolist() == ["23_counterfactual_faithfulness", "TOTAL (1 notebook)"]
+    assert df["setup_seconds"].tolist() == [40.0, 40.0] and df["make_seconds"].tolist() == [330.0, 330.0]
+    assert df["commit"].unique().tolist() == ["abc1234"] and df["cold_start"].all()
+    with pytest.raises(RuntimeError, match="make faithfulness failed in the clone .exit status 2.; the clone and "):
+        mp.bench_make_paper(["faithfulness"], make=lambda c, t, lp: make(c, t, lp, rc=0 if t == ["env", "data"] else 2),
+                            clone=clone, previous=lambda: None)
+    assert "are kept in" in capsys.readouterr().err
+    assert mp.target_papers()["human"] == "Human-grounded (Lertvittayakumjorn & Toni 2019)"
+    for bad in (["all"], ["test"], [], ["faithfulness", "PROFILE=quick"]):
+        with pytest.raises(ValueError, match="make_paper"):
+            mp.bench_make_paper(bad, make=make, clone=clone)
+
+
+def test_timings_list_each_papers_fresh_clone_run_and_what_a_cpu_still_lacks(tmp_path):
+    from xaibench.bench.make_all import PAPERS
+    from xaibench.bench.timings import paper_runs_section
+
+    assert paper_runs_section(tmp_path) == []  # no table, no section
+    hg, ge = "Human-grounded (Lertvittayakumjorn & Toni 2019)", "Counterfactual evaluation (Ge et al.)"
+    rows = [(hg, "21_human_grounded_evaluation", 900.0, "X"), (hg, "TOTAL (2 notebooks)", 960.0, "X"),
+            (ge, "TOTAL (1 notebook)", 300.0, "X"), (ge, "TOTAL (1 notebook)", 240.0, "Y")]
+    df = pd.DataFrame([{"paper": p, "notebook": n, "wall_seconds": s, "wall_minutes": round(s / 60, 1),
+                        "targets": "t", "commit": "abc1234", "make_seconds": s + 60, "setup_seconds": 90.0,
+                        "other_papers_seconds": 120.0 if p == hg else 0.0, "make_run": "r", "cold_start": True,
+                        "cpus": 2, "cpu_model": f"AMD EPYC (family {c}, avx2)", "load_avg_1min_at_start": 0.1}
+                       for p, n, s, c in rows])
+    df.to_csv(tmp_path / "bench_make_paper.csv", index=False)
+    text = "\n".join(paper_runs_section(tmp_path))
+    assert f"| {hg} | 16.0 | AMD EPYC (family X), 2 cores | `abc1234` | yes | 17.0 | 1.5 | 2.0 |" in text
+    assert "21_human_grounded_evaluation" not in text  # TOTAL rows only
+    missing_x = sorted(set(PAPERS.values()) - {hg, ge})
+    assert f"AMD EPYC (family X): 2 papers, 21.0 min; not yet measured: {', '.join(missing_x)}." in text
+    assert "AMD EPYC (family Y): 1 paper, 4.0 min; not yet measured:" in text

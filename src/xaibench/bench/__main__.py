@@ -77,6 +77,9 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
     if name == "make_steps":
         from .make_steps import bench_make_steps
         return bench_make_steps()
+    if name == "make_paper":
+        from .make_paper import bench_make_paper
+        return bench_make_paper(args.targets, keep=args.keep)
     if name == "make_all":
         from .make_all import bench_make_all
         return bench_make_all(args.reports)
@@ -98,6 +101,9 @@ def parser() -> argparse.ArgumentParser:
     subs["causalm_staging"].add_argument("--tasks", nargs="+", default=["5-way", "ternary"])
     subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     subs["make_test"].add_argument("--keep", action="store_true", help="keep the temporary clone (its make_test.log)")
+    subs["make_paper"].add_argument("--targets", nargs="+", required=True,
+                                    help="the paper's make targets, e.g. faithfulness, human, or foundation cebab")
+    subs["make_paper"].add_argument("--keep", action="store_true", help="keep the temporary clone (its make_paper.log)")
     subs["cores"].add_argument("--workloads", nargs="+", default=["image", "minilm", "bilstm"])
     subs["chain_parts"].add_argument("--steps", type=int, default=9, help="edits per chain")
     subs["chain_parts"].add_argument("--parts", type=int, default=None,
@@ -146,7 +152,7 @@ def main(argv: list[str] | None = None, run: Callable[[str, argparse.Namespace],
     dest = write_bench_table(run(args.cmd, args), f"bench_{args.cmd}.csv")
     print(f"wrote {dest} and {dest.with_suffix('.md').name}")
     # what docs/timings.md reads: rewritten when both of its tables are in the project's tables folder
-    if args.cmd in ("make_all", "make_test") and dest.parent == paths.tables_dir() and all(
+    if args.cmd in ("make_all", "make_test", "make_paper") and dest.parent == paths.tables_dir() and all(
             (dest.parent / f"bench_{n}.csv").is_file() for n in ("make_all", "make_test")):
         from .timings import write_timings
 

@@ -86,6 +86,7 @@ BENCHMARKS: dict[str, str] = {
     "cores": "seconds and throughput of one cell of each heavy kind per thread count, cells at once and OpenMP wait policy",
     "precision": "ms per training step in float32, channels-last and bfloat16 autocast, and how far each moves the logits",
     "make_steps": "what every make invocation costs before any notebook runs: the parameter check, one stamp process per report, dry runs; with and without bytecode",
+    "make_paper": "one paper's make targets run cold in a fresh clone: wall time of each notebook and make step and per paper, one measurement per paper and kind of CPU",
     "make_all": "wall time of every executed notebook of the last full run",
     "make_test": "fresh-clone `make test` (as CI runs it): wall time, pytest's time, the set-up, outcome counts",
 }

@@ -80,14 +80,14 @@ def fed_steps(steps: list[dict], notebooks: list[dict]) -> list[dict]:
     return kept
 
 
-def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame:
-    """One row per executed notebook of ``reports_dir`` (default ``reports/full``), then a TOTAL
-    row per paper and one for everything.  Times are papermill's wall seconds of each run."""
+def report_rows(folder: Path) -> list[dict]:
+    """One row per finished papermill run in ``folder`` (``*.ipynb``): its paper, notebook, parameters, papermill
+    wall seconds and start time, the make run that ran it (and whether that run started cold) and the machine it
+    ran on (recorded at run time)."""
     import nbformat
 
     from ..device import machine_info
 
-    folder = Path(reports_dir) if reports_dir else paths.project_root() / "reports" / "full"
     notebooks = sorted(folder.glob("*.ipynb"))
     notebooks = [p for p in notebooks if not p.name.endswith(".tmp.ipynb")]
     if not notebooks:
@@ -110,6 +110,14 @@ def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame
                      **{k: machine.get(k) for k in MACHINE_KEYS}})
     if not rows:
         raise ValueError(f"none of the notebooks in {folder} holds a papermill duration")
+    return rows
+
+
+def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame:
+    """One row per executed notebook of ``reports_dir`` (default ``reports/full``), then a TOTAL
+    row per paper and one for everything.  Times are papermill's wall seconds of each run."""
+    folder = Path(reports_dir) if reports_dir else paths.project_root() / "reports" / "full"
+    rows = report_rows(folder)
     rows += fed_steps(step_rows(folder), rows)  # the make steps that run a module (attention-gap, ...)
     df = with_notes(with_cold_times(pd.DataFrame(rows), cold_times()), notes())
     df["cold_start"] = df["cold_start"].astype("boolean")  # empty where the report did not record it

@@ -64,7 +64,7 @@ def keep_log(log: str, commit: str) -> Path:
     return dest
 
 
-def _clone(dest: Path) -> str:
+def clone_head(dest: Path) -> str:
     """Clone the project's committed HEAD into ``dest/x`` with the data mirror linked at ``dest/shared``;
     returns the commit."""
     root = paths.project_root()
@@ -77,12 +77,17 @@ def _clone(dest: Path) -> str:
                           capture_output=True, text=True).stdout.strip()
 
 
+def clean_env() -> dict[str, str]:
+    """This process's environment without the project's switches (``XAIBENCH_*``), an active virtual environment,
+    pytest's variables or the calling make's (``make bench``) job server: what a fresh clone's make runs with."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("XAIBENCH_", "VIRTUAL_ENV", "PYTEST", "MAKE", "MFLAGS"))}
+
+
 def _make_test(clone: Path, log_path: Path) -> tuple[int, float, float]:
     """Run ``make test`` in ``clone``; returns the exit status, the wall seconds and the CPU seconds (user +
     system) of every process it started."""
-    # a clean environment: none of this project's switches, nor the calling make's (``make bench``) job server
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("XAIBENCH_", "VIRTUAL_ENV", "PYTEST", "MAKE", "MFLAGS"))}
+    env = clean_env()
     before = os.times()
     t0 = time.perf_counter()
     with open(log_path, "w") as log:
@@ -112,7 +117,7 @@ def _previous() -> pd.DataFrame | None:
 
 
 def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, float, float]] = _make_test,
-                    clone: Callable[[Path], str] = _clone,
+                    clone: Callable[[Path], str] = clone_head,
                     previous: Callable[[], pd.DataFrame | None] = _previous) -> pd.DataFrame:
     """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring): the measuring machine's row first,
     then the last row of each other kind of CPU already in the table (:func:`with_other_cpus`)."""
@@ -149,4 +154,5 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
     return with_other_cpus(pd.DataFrame([row]), previous())
 
 
-__all__ = ["bench_make_test", "failed_tests", "keep_log", "parse_pytest_summary", "with_other_cpus", "TARGET_SECONDS"]
+__all__ = ["bench_make_test", "clean_env", "clone_head", "failed_tests", "keep_log", "parse_pytest_summary",
+           "with_other_cpus", "TARGET_SECONDS"]

@@ -195,7 +195,7 @@ def _other_tables(tables: Path, descriptions: dict[str, str]) -> list[str]:
     lines = []
     for path in sorted(tables.glob("bench_*.csv")):
         name = path.stem.removeprefix("bench_")
-        if name in ("make_all", "make_test"):
+        if name in ("make_all", "make_test", "make_paper"):
             continue
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
         if "cpu_model" in df.columns:
@@ -210,6 +210,36 @@ def _other_tables(tables: Path, descriptions: dict[str, str]) -> list[str]:
         lines.append(f"- `{path.name}` (`python -m xaibench.bench {name}`): {what}; {_count(len(df), 'row')}; "
                      f"{cpu}{', ' + '/'.join(cores) + ' cores' if cores else ''}. Columns: {cols}.")
     return lines
+
+
+def paper_runs_section(tables: Path) -> list[str]:
+    """The lines of the fresh-clone paper runs of ``bench_make_paper.csv`` (none when the table is absent): per kind
+    of CPU, each paper's TOTAL, and whether that CPU has every paper yet."""
+    path = tables / "bench_make_paper.csv"
+    if not path.is_file():
+        return []
+    df = pd.read_csv(path, dtype={"commit": str}, keep_default_na=False)
+    totals = df[df["notebook"].map(_is_total)]
+    out = ["", "## One paper at a time from a fresh clone", "",
+           "From `bench_make_paper.csv`, written by `python -m xaibench.bench make_paper --targets <targets>`: `HEAD` "
+           "cloned with the data mirror beside it, `make env data`, then the paper's targets in the full profile with "
+           "nothing stored; the committed reports above stay as they are. One measurement per paper and kind of CPU. "
+           "Notebooks of another paper that a target runs first count under their own paper (other papers' minutes).",
+           "", "| paper | minutes | CPU | commit | cold | make minutes | set-up minutes | other papers' minutes |",
+           "|:--|--:|:--|:--|:--|--:|--:|--:|"]
+    for _, r in totals.iterrows():
+        out.append(f"| {r['paper']} | {float(r['wall_minutes']):.1f} | {_cpu(r)} | `{r['commit']}` | "
+                   f"{'yes' if _cold(r['cold_start']) else 'no'} | {float(r['make_seconds']) / 60:.1f} | "
+                   f"{float(r['setup_seconds']) / 60:.1f} | {float(r['other_papers_seconds']) / 60:.1f} |")
+    from .make_all import PAPERS
+
+    every = set(PAPERS.values())
+    for cpu, part in totals.groupby("cpu_model", sort=False):
+        missing = sorted(every - set(part["paper"]))
+        done = f"{_count(part['paper'].nunique(), 'paper')}, {float(part['wall_minutes'].sum()):.1f} min"
+        out += ["", f"{short_cpu(cpu)}: {done}" + (f"; not yet measured: {', '.join(missing)}." if missing else
+                                                  "; every paper, so this is a cold `make all` on that CPU.")]
+    return out
 
 
 def load(tables: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -271,6 +301,7 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
     failing = [(r["commit"], r["failed_tests"]) for _, r in make_test.iterrows() if str(r.get("failed_tests", "")).strip()]
     if failing:
         out += ["", *(f"Failed in `{c}`: " + ", ".join(f"`{t}`" for t in str(f).split("; ")) + "." for c, f in failing)]
+    out += paper_runs_section(tables)
     out += ["", "## Measuring", "",
             "- `make all` (full profile) ends with `python -m xaibench.bench make_all`, which reads the executed "
             "reports; for a cold figure, run `make all` (or one paper's target) in a fresh clone.",
@@ -285,6 +316,8 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
             "- `make bench` runs every other benchmark and then this generator; `python -m xaibench.bench <name>` "
             "runs one and writes `figures/tables/bench_<name>.csv` and its `.md`.",
             "- `python -m xaibench.bench make_test` times `make test` from a fresh clone of `HEAD` (minutes).",
+            "- `python -m xaibench.bench make_paper --targets faithfulness` times one paper's targets cold in a fresh "
+            "clone of `HEAD` (minutes to hours), leaving the committed reports as they are.",
             "- `python -m xaibench.bench timings` rewrites this page and the README's timing table.", "",
             "## The other bench tables", "", *_other_tables(tables, descriptions), ""]
     return "\n".join(out)
