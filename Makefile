@@ -173,6 +173,7 @@ $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb: notebooks/02_train_classifi
 TRAIN_REPORTS += $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb
 TRAIN_STAMPS += $(PARAM_STAMPS)/02_train_classifier-$(1)-$(2)-$(3).params
 TRAIN_PARTS += --part $(1) $(2) $(3) '$(4)'
+TRAIN_PARTS_$(2)_$(3) += --part $(1) $(2) $(3) '$(4)'
 endef
 $(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),exclusive,$(SEEDS)))))
 $(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),inclusive,$(INCLUSIVE_SEEDS)))))
@@ -188,7 +189,8 @@ models: $(TRAIN_REPORTS) ## notebook 02: train all CEBaB classifiers (MODELS x T
 # training, which the pool records as make step models-pool.
 models-pool: $(TRAIN_STAMPS) $(DATA_STAMP) | check-params ## train the classifiers of every notebook-02 report about to run, in one pool of workers
 	@$(SIDE_BY_SIDE)$(PY) -m xaibench.models.cebab_training --profile $(PROFILE) --reports $(REPORTS) \
-	--stamps $(PARAM_STAMPS) --prereq notebooks/02_train_classifier.ipynb --prereq $(DATA_STAMP) $(TRAIN_PARTS)
+	--stamps $(PARAM_STAMPS) --prereq notebooks/02_train_classifier.ipynb --prereq $(DATA_STAMP) \
+	$(or $(POOL_PARTS),$(TRAIN_PARTS))
 $(REPORTS)/03_classifier_performance.ipynb: $(TRAIN_REPORTS)
 NB_PARAMS_01_dataset_statistics =
 NB_PARAMS_03_classifier_performance =
@@ -208,6 +210,10 @@ $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ip
 # notebook 11 also shows heat maps of the CEBaB 5-way classifiers (first seed): they are trained first (order only:
 # a newer classifier does not rerun 11)
 $(REPORTS)/11_local_explainers.ipynb: | $(filter %-5-way-exclusive.ipynb,$(TRAIN_REPORTS))
+# and when the pool is reached through notebook 11 (make human), it trains those reports' classifiers only, not every
+# out-of-date report's (a target-specific variable: make passes it on to 11's prerequisites; in make all the pool is
+# reached first through notebook 03 and trains every report's)
+$(REPORTS)/11_local_explainers.ipynb: POOL_PARTS = $(TRAIN_PARTS_5-way_exclusive)
 NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 #: HG_SEEDS -- replications of the human-grounded study (notebook 21: splits, CNNs, questions, readers per seed)
 HG_SEEDS ?= 42 43 44 45 46 47 48 49 50 51

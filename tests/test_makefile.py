@@ -475,9 +475,29 @@ def test_notebook_02_reports_train_in_one_pool_first():
     pool = [i for i, li in enumerate(lines) if "-m xaibench.models.cebab_training" in li]
     runs = [i for i, li in enumerate(lines) if " -m papermill notebooks/02_train_classifier" in li]
     assert len(pool) == 1 and runs and pool[0] < min(runs), (pool, runs)
-    call = " ".join(lines[pool[0]:pool[0] + 2])
+    call = _continued(lines, pool[0])
     assert "--reports reports/full" in call and "--prereq notebooks/02_train_classifier.ipynb" in call
     assert call.count("--part ") == len(runs) == 13  # 2 models x 3 tasks x 2 splits, and the ABSA model
+
+
+def _continued(lines: list[str], i: int) -> str:
+    """Line ``i`` of a dry run's output joined with the lines its trailing backslashes continue it onto."""
+    out = [lines[i]]
+    while out[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+        i += 1
+        out.append(lines[i])
+    return " ".join(out)
+
+
+def test_make_human_pools_only_the_classifiers_notebook_11_needs_and_make_all_every_one():
+    """make human reaches the pool through notebook 11, which needs the 5-way exclusive classifiers only: the pool
+    trains those two parts, not every out-of-date report's; make all reaches it through notebook 03 and trains all 13."""
+    for goal, want in (("human", ["minilm 5-way exclusive", "lstm 5-way exclusive"]), ("all", None)):
+        lines = _make("-n", "-B", goal).splitlines()
+        pool = [i for i, li in enumerate(lines) if "-m xaibench.models.cebab_training" in li]
+        assert len(pool) == 1, (goal, pool)
+        parts = re.findall(r"--part (\S+ \S+ \S+)", _continued(lines, pool[0]))
+        assert parts == want if want else len(parts) == 13, (goal, parts)
 
 
 def test_env_compiles_nothing_ahead_but_the_projects_sources_and_make_writes_the_bytecode_it_compiles():
