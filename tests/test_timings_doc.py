@@ -226,9 +226,11 @@ def test_timings_doc_lists_every_other_bench_table_with_its_cpu_and_columns(tmp_
     assert line == ("- `bench_newthing.csv` (`python -m xaibench.bench newthing`): seconds of x; 1 row; "
                     "AMD EPYC (family 26 model 2), 2 cores. Columns: `workload`, `seconds`, `cpus`, `cpu_model`.")
     others = [p.stem.removeprefix("bench_") for p in (root / "figures" / "tables").glob("bench_*.csv")]
-    for name in set(others) - {"make_all", "make_test"}:
+    for name in set(others) - {"make_all", "make_test", "make_paper"}:
         assert f"- `bench_{name}.csv`" in doc, name
     assert "- `bench_make_all.csv`" not in doc  # it has its own sections
+    assert "- `bench_make_paper.csv`" not in doc  # and so has this one, when it exists
+    assert ("## One paper at a time from a fresh clone" in doc) == ("make_paper" in others)
 
 
 def test_the_timings_cli_writes_both_files(tmp_path, monkeypatch, capsys):
