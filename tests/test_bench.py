@@ -653,3 +653,13 @@ def test_timings_list_each_papers_fresh_clone_run_and_what_a_cpu_still_lacks(tmp
     missing_x = sorted(set(PAPERS.values()) - {hg, ge})
     assert f"AMD EPYC (family X): 2 papers, 21.0 min; not yet measured: {', '.join(missing_x)}." in text
     assert "AMD EPYC (family Y): 1 paper, 4.0 min; not yet measured:" in text
+
+
+def test_run_children_names_the_cells_that_failed_with_their_exit_codes():
+    """The child processes of the cores and augmentation_overlap benches: an unknown subcommand exits 2 (argparse)."""
+    import os
+
+    from xaibench.bench.cores import run_children
+
+    with pytest.raises(RuntimeError, match=r"the nonsense cells failed with exit codes \[2, 2\]"):
+        run_children([["nonsense"], ["nonsense"]], dict(os.environ), "the nonsense cells")

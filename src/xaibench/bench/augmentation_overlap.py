@@ -20,13 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import numpy as np
 import pandas as pd
+
+from .cores import run_children
 
 #: the ways to prepare an epoch's images: in the loop (the runs' way) or ahead in a thread
 WAYS = {"in the loop (now)": False, "next epoch ahead in a thread": True}
@@ -101,18 +100,8 @@ def _run_cells(kinds: tuple[str, ...], ahead: bool, n_epochs: int) -> list[dict]
     env.pop("OMP_WAIT_POLICY", None)
     if len(kinds) > 1:
         env["OMP_WAIT_POLICY"] = "PASSIVE"
-    with tempfile.TemporaryDirectory() as tmp:
-        outs = [os.path.join(tmp, f"{i}.json") for i in range(len(kinds))]
-        procs = [subprocess.Popen([sys.executable, "-m", "xaibench.bench", "_overlap_one", kind, str(int(ahead)),
-                                   str(n_epochs), out], env=env) for kind, out in zip(kinds, outs)]
-        codes = [p.wait() for p in procs]
-        if any(codes):
-            raise RuntimeError(f"augmentation_overlap cells {kinds} (ahead={ahead}) failed with exit codes {codes}")
-        res = []
-        for out in outs:
-            with open(out) as fh:
-                res.append(json.load(fh))
-    return res
+    return run_children([["_overlap_one", kind, str(int(ahead)), str(n_epochs)] for kind in kinds], env,
+                        f"augmentation_overlap cells {kinds} (ahead={ahead})")
 
 
 def bench_augmentation_overlap(n_epochs: int = 4, repeats: int = 3) -> pd.DataFrame:

@@ -51,7 +51,6 @@ def fastest_of(ways: dict, repeats: int) -> tuple[dict, dict]:
     return seconds, results
 
 
-
 def train_epoch(model, opt, x, y, perm, batch_size: int) -> None:
     """One epoch of a classifier on the rows of ``x``/``y`` in the order ``perm``, in batches of ``batch_size``
     (cross-entropy, ``opt`` stepped after every batch): the training step of the image benches."""
@@ -63,6 +62,8 @@ def train_epoch(model, opt, x, y, perm, batch_size: int) -> None:
         opt.zero_grad()
         loss.backward()
         opt.step()
+
+
 
 # benchmark -> help line; each writes figures/tables/bench_<name>.csv
 BENCHMARKS: dict[str, str] = {

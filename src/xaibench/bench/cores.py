@@ -101,25 +101,34 @@ def run_workload(name: str, out: str) -> None:
         json.dump({"seconds": seconds, "digest": digest, "torch_threads": torch.get_num_threads()}, fh)
 
 
+
+def run_children(cells: list[list[str]], env: dict[str, str], what: str) -> list[dict]:
+    """Start one child process ``python -m xaibench.bench <cell...> <out>`` per entry of ``cells``, all together,
+    with environment ``env``; wait for all and return the JSON each wrote to its ``out`` file (a ``RuntimeError``
+    naming ``what`` and the exit codes when any failed).  The child processes of this bench and of
+    ``augmentation_overlap``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = [os.path.join(tmp, f"{i}.json") for i in range(len(cells))]
+        procs = [subprocess.Popen([sys.executable, "-m", "xaibench.bench", *cell, out], env=env)
+                 for cell, out in zip(cells, outs)]
+        codes = [p.wait() for p in procs]
+        if any(codes):
+            raise RuntimeError(f"{what} failed with exit codes {codes}")
+        res = []
+        for out in outs:
+            with open(out) as fh:
+                res.append(json.load(fh))
+    return res
+
+
 def _run_mode(name: str, threads: int, cells: int, wait: str) -> list[dict]:
     """``cells`` child processes of workload ``name`` started together; their JSON results."""
     env = dict(os.environ, XAIBENCH_THREADS=str(threads), XAIBENCH_QUIET="1", XAIBENCH_SCHEDULER="serial")
     env.pop("OMP_WAIT_POLICY", None)
     if wait:
         env["OMP_WAIT_POLICY"] = wait
-    with tempfile.TemporaryDirectory() as tmp:
-        outs = [os.path.join(tmp, f"{i}.json") for i in range(cells)]
-        procs = [subprocess.Popen([sys.executable, "-m", "xaibench.bench", "_cores_one", name, out], env=env)
-                 for out in outs]
-        codes = [p.wait() for p in procs]
-        if any(codes):
-            raise RuntimeError(f"benchmark cell {name} (threads={threads}, cells={cells}, OMP_WAIT_POLICY="
-                               f"{wait or 'unset'}) failed with exit codes {codes}")
-        res = []
-        for out in outs:
-            with open(out) as fh:
-                res.append(json.load(fh))
-    return res
+    return run_children([["_cores_one", name]] * cells, env, f"benchmark cell {name} (threads={threads}, "
+                        f"cells={cells}, OMP_WAIT_POLICY={wait or 'unset'})")
 
 
 def bench_cores(workloads=tuple(WORKLOADS), modes=MODES) -> pd.DataFrame:

@@ -113,26 +113,40 @@ def report_rows(folder: Path) -> list[dict]:
     return rows
 
 
+def executed_rows(folder: Path) -> list[dict]:
+    """:func:`report_rows` of ``folder``, then its make steps that run a module (attention-gap, ...; :func:`fed_steps`
+    of :func:`step_rows`)."""
+    rows = report_rows(folder)
+    return rows + fed_steps(step_rows(folder), rows)
+
+
+def what_it_sums(part: pd.DataFrame) -> str:
+    """What a TOTAL row over ``part`` adds up: ``3 notebooks, 2 make steps`` (steps only when there are some)."""
+    steps = int(part["notebook"].map(is_step).sum())
+    n = len(part) - steps
+    return f"{n} notebook{'' if n == 1 else 's'}" + (f", {steps} make step{'' if steps == 1 else 's'}" if steps else "")
+
+
+def make_run_of(part: pd.DataFrame) -> str:
+    """The make run every row of ``part`` ran in, or ``mixed``."""
+    return part["make_run"].iloc[0] if part["make_run"].nunique() == 1 else "mixed"
+
+
 def bench_make_all(reports_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """One row per executed notebook of ``reports_dir`` (default ``reports/full``), then a TOTAL
     row per paper and one for everything.  Times are papermill's wall seconds of each run."""
     folder = Path(reports_dir) if reports_dir else paths.project_root() / "reports" / "full"
-    rows = report_rows(folder)
-    rows += fed_steps(step_rows(folder), rows)  # the make steps that run a module (attention-gap, ...)
+    rows = executed_rows(folder)
     df = with_notes(with_cold_times(pd.DataFrame(rows), cold_times()), notes())
     df["cold_start"] = df["cold_start"].astype("boolean")  # empty where the report did not record it
 
     def total(part: pd.DataFrame, paper: str) -> dict:
         same = {k: (part[k].iloc[0] if part[k].nunique(dropna=False) == 1 else "mixed") for k in MACHINE_KEYS}
-        steps = int(part["notebook"].map(is_step).sum())
-        n = len(part) - steps
         one_cold = one_cold_run(part)
         how = "one cold make run" if one_cold else "not one recorded cold run"
-        what = f"{n} notebook{'' if n == 1 else 's'}" + (f", {steps} make step{'' if steps == 1 else 's'}" if steps else "")
-        return {"paper": paper, "notebook": f"TOTAL ({what}, {how})", "parameters": "",
+        return {"paper": paper, "notebook": f"TOTAL ({what_it_sums(part)}, {how})", "parameters": "",
                 "wall_seconds": round(float(part["wall_seconds"].sum()), 1), "started": part["started"].min(),
-                "make_run": part["make_run"].iloc[0] if part["make_run"].nunique() == 1 else "mixed",
-                "cold_start": one_cold, **same, "note": ""}
+                "make_run": make_run_of(part), "cold_start": one_cold, **same, "note": ""}
 
     totals = [total(part, paper) for paper, part in df.groupby("paper", sort=False)]
     df = pd.concat([df, pd.DataFrame(totals + [total(df, "all papers")])], ignore_index=True)

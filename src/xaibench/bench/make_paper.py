@@ -54,11 +54,9 @@ def _make(clone: Path, targets: Sequence[str], log_path: Path) -> tuple[int, flo
 def run_rows(folder: Path, since: datetime) -> pd.DataFrame:
     """The reports and make steps of ``folder`` (a ``reports/full``) that started at or after ``since``: one row per
     notebook or step (columns of :func:`~xaibench.bench.make_all.report_rows`)."""
-    from .make_all import fed_steps, report_rows, step_rows
+    from .make_all import executed_rows
 
-    rows = report_rows(folder)
-    rows += fed_steps(step_rows(folder), rows)
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(executed_rows(folder))
     started = pd.to_datetime(df["started"], utc=True, errors="coerce", format="ISO8601")
     return df[started >= pd.Timestamp(since)].reset_index(drop=True)
 
@@ -69,7 +67,7 @@ def paper_rows(run: pd.DataFrame, papers: Sequence[str], context: dict) -> pd.Da
     started cold), each with ``context`` (targets, commit, make and set-up seconds, machine).  Notebooks of other
     papers the targets ran first (``make human`` trains notebook 02's 5-way classifiers when they are absent) are not
     rows: they count under their own paper, and ``other_papers_seconds`` says how long they took."""
-    from .make_all import is_step, one_cold_run
+    from .make_all import make_run_of, one_cold_run, what_it_sums
 
     mine = run["paper"].isin(list(papers))
     other_s = round(float(run.loc[~mine, "wall_seconds"].sum()), 1)
@@ -78,13 +76,8 @@ def paper_rows(run: pd.DataFrame, papers: Sequence[str], context: dict) -> pd.Da
         for r in part.itertuples():
             out.append({"paper": paper, "notebook": r.notebook, "wall_seconds": float(r.wall_seconds),
                         "make_run": r.make_run, "cold_start": bool(r.cold_start) if r.cold_start is not None else None})
-        steps = int(part["notebook"].map(is_step).sum())
-        n = len(part) - steps
-        what = f"{n} notebook{'' if n == 1 else 's'}"
-        what += f", {steps} make step{'' if steps == 1 else 's'}" if steps else ""
-        out.append({"paper": paper, "notebook": f"TOTAL ({what})",
-                    "wall_seconds": round(float(part["wall_seconds"].sum()), 1),
-                    "make_run": part["make_run"].iloc[0] if part["make_run"].nunique() == 1 else "mixed",
+        out.append({"paper": paper, "notebook": f"TOTAL ({what_it_sums(part)})",
+                    "wall_seconds": round(float(part["wall_seconds"].sum()), 1), "make_run": make_run_of(part),
                     "cold_start": one_cold_run(part)})
     if not out:
         raise ValueError(f"the run wrote no notebook or step of {', '.join(papers)}")
