@@ -173,7 +173,7 @@ $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb: notebooks/02_train_classifi
 TRAIN_REPORTS += $(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb
 TRAIN_STAMPS += $(PARAM_STAMPS)/02_train_classifier-$(1)-$(2)-$(3).params
 TRAIN_PARTS += --part $(1) $(2) $(3) '$(4)'
-TRAIN_PARTS_$(2)_$(3) += --part $(1) $(2) $(3) '$(4)'
+TRAIN_PART_$(REPORTS)/02_train_classifier-$(1)-$(2)-$(3).ipynb = --part $(1) $(2) $(3) '$(4)'
 endef
 $(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),exclusive,$(SEEDS)))))
 $(foreach m,$(MODELS),$(foreach t,$(TASKS),$(eval $(call TRAIN_RULE,$(m),$(t),inclusive,$(INCLUSIVE_SEEDS)))))
@@ -187,6 +187,15 @@ models: $(TRAIN_REPORTS) ## notebook 02: train all CEBaB classifiers (MODELS x T
 # train side by side across reports (a report of one seed, the last of five seeds); bit for bit the models a report
 # trains alone (python -m xaibench.bench training_pool).  The reports then load them: their run times leave out the
 # training, which the pool records as make step models-pool.
+# The pool trains the reports the goals need, whichever goal reaches it first: notebook 11 (make human) needs
+# the 5-way exclusive ones only, a report of notebook 02 named as a goal needs itself, and every goal that needs
+# them all (make all, cebab, foundation, models, notebooks 03, 10, 20) needs every report.
+POOL_NEEDS_ALL = all models models-pool foundation cebab $(addprefix $(REPORTS)/,03_classifier_performance.ipynb \
+	10_concept_explainers.ipynb 20_cebab_evaluation.ipynb)
+POOL_NEEDS_5WAY = human $(addprefix $(REPORTS)/,11_local_explainers.ipynb 21_human_grounded_evaluation.ipynb)
+POOL_REPORTS = $(if $(filter $(POOL_NEEDS_ALL),$(MAKECMDGOALS)),$(TRAIN_REPORTS),$(filter \
+	$(if $(filter $(POOL_NEEDS_5WAY),$(MAKECMDGOALS)),%-5-way-exclusive.ipynb) $(MAKECMDGOALS),$(TRAIN_REPORTS)))
+POOL_PARTS = $(foreach r,$(POOL_REPORTS),$(TRAIN_PART_$(r)))
 models-pool: $(TRAIN_STAMPS) $(DATA_STAMP) | check-params ## train the classifiers of every notebook-02 report about to run, in one pool of workers
 	@$(SIDE_BY_SIDE)$(PY) -m xaibench.models.cebab_training --profile $(PROFILE) --reports $(REPORTS) \
 	--stamps $(PARAM_STAMPS) --prereq notebooks/02_train_classifier.ipynb --prereq $(DATA_STAMP) \
@@ -210,10 +219,7 @@ $(REPORTS)/21_human_grounded_evaluation.ipynb: $(REPORTS)/11_local_explainers.ip
 # notebook 11 also shows heat maps of the CEBaB 5-way classifiers (first seed): they are trained first (order only:
 # a newer classifier does not rerun 11)
 $(REPORTS)/11_local_explainers.ipynb: | $(filter %-5-way-exclusive.ipynb,$(TRAIN_REPORTS))
-# and when the pool is reached through notebook 11 (make human), it trains those reports' classifiers only, not every
-# out-of-date report's (a target-specific variable: make passes it on to 11's prerequisites; in make all the pool is
-# reached first through notebook 03 and trains every report's)
-$(REPORTS)/11_local_explainers.ipynb: POOL_PARTS = $(TRAIN_PARTS_5-way_exclusive)
+# (make human pools those reports' classifiers only: POOL_REPORTS above)
 NB_PARAMS_11_local_explainers = -p seed $(firstword $(SEEDS)) $(if $(strip $(EXPLAINERS)),-p explainers "$(EXPLAINERS)")
 #: HG_SEEDS -- replications of the human-grounded study (notebook 21: splits, CNNs, questions, readers per seed)
 HG_SEEDS ?= 42 43 44 45 46 47 48 49 50 51

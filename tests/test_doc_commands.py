@@ -86,6 +86,8 @@ FORMS = {
     "make attention-gap": "dry",
     "make attention-length": "dry",
     "make human": "dry",
+    "make cebab": "dry",
+    "make human cebab": "dry",
     "make env data": "dry",
     "make --what-if=notebooks/11_local_explainers.ipynb reports/full/11_local_explainers.ipynb": "dry",
     "python -m xaibench.bench cores": "cli",

@@ -489,15 +489,19 @@ def _continued(lines: list[str], i: int) -> str:
     return " ".join(out)
 
 
-def test_make_human_pools_only_the_classifiers_notebook_11_needs_and_make_all_every_one():
+def test_the_pool_trains_the_classifiers_the_goals_need_whichever_goal_reaches_it_first():
     """make human reaches the pool through notebook 11, which needs the 5-way exclusive classifiers only: the pool
-    trains those two parts, not every out-of-date report's; make all reaches it through notebook 03 and trains all 13."""
-    for goal, want in (("human", ["minilm 5-way exclusive", "lstm 5-way exclusive"]), ("all", None)):
-        lines = _make("-n", "-B", goal).splitlines()
+    trains those two parts, not every out-of-date report's.  make all, and make human cebab (where notebook 11
+    reaches the pool before CEBaB's notebooks), train all 13; a notebook-02 report named as a goal adds its own."""
+    five_way = ["minilm 5-way exclusive", "lstm 5-way exclusive"]
+    one = "reports/full/02_train_classifier-lstm-binary-exclusive.ipynb"
+    for goals, want in (("human", five_way), ("all", None), ("human cebab", None), (one, ["lstm binary exclusive"]),
+                        (f"human {one}", ["minilm 5-way exclusive", "lstm binary exclusive", "lstm 5-way exclusive"])):
+        lines = _make("-n", "-B", *goals.split()).splitlines()
         pool = [i for i, li in enumerate(lines) if "-m xaibench.models.cebab_training" in li]
-        assert len(pool) == 1, (goal, pool)
+        assert len(pool) == 1, (goals, pool)
         parts = re.findall(r"--part (\S+ \S+ \S+)", _continued(lines, pool[0]))
-        assert parts == want if want else len(parts) == 13, (goal, parts)
+        assert parts == want if want else len(parts) == 13, (goals, parts)
 
 
 def test_env_compiles_nothing_ahead_but_the_projects_sources_and_make_writes_the_bytecode_it_compiles():
