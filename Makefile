@@ -196,7 +196,7 @@ POOL_NEEDS_5WAY = human $(addprefix $(REPORTS)/,11_local_explainers.ipynb 21_hum
 POOL_REPORTS = $(if $(filter $(POOL_NEEDS_ALL),$(MAKECMDGOALS)),$(TRAIN_REPORTS),$(filter \
 	$(if $(filter $(POOL_NEEDS_5WAY),$(MAKECMDGOALS)),%-5-way-exclusive.ipynb) $(MAKECMDGOALS),$(TRAIN_REPORTS)))
 POOL_PARTS = $(foreach r,$(POOL_REPORTS),$(TRAIN_PART_$(r)))
-models-pool: $(TRAIN_STAMPS) $(DATA_STAMP) | check-params ## train the classifiers of every notebook-02 report about to run, in one pool of workers
+models-pool: $(TRAIN_STAMPS) $(DATA_STAMP) | check-params ## train the missing classifiers of the notebook-02 reports the make goals need, in one pool of workers
 	@$(SIDE_BY_SIDE)$(PY) -m xaibench.models.cebab_training --profile $(PROFILE) --reports $(REPORTS) \
 	--stamps $(PARAM_STAMPS) --prereq notebooks/02_train_classifier.ipynb --prereq $(DATA_STAMP) \
 	$(or $(POOL_PARTS),$(TRAIN_PARTS))
