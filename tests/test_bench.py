@@ -16,6 +16,16 @@ from xaibench import levers
 from xaibench.bench.__main__ import BENCHMARKS, main, parser
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _fake_speed_probe(monkeypatch):
+    """The fresh-clone benches time the speed probe before and after their run: here a stand-in returning 0.5, so
+    that no test starts the real probe's interpreter unless it asks for it."""
+    from xaibench.bench import make_paper, make_test
+
+    for mod in (make_paper, make_test):
+        monkeypatch.setattr(mod, "speed_probe", lambda: 0.5)
 PACKAGE = ROOT / "src" / "xaibench" / "bench"
 
 
@@ -348,6 +358,52 @@ def test_make_test_bench_row_from_a_faked_run(monkeypatch, tmp_path):
     assert (tmp_path / "cache" / "bench" / "make_test-abc1234.log").read_text() == log  # kept: the clone is gone
 
 
+def test_make_test_bench_times_the_speed_probe_right_before_and_right_after_the_run():
+    from xaibench.bench.make_test import bench_make_test
+
+    order = []
+    clone, run, _ = _fake_make_test("===== 955 passed in 400.00s =====\n", 0, 480.0)
+
+    def logged_run(clone_dir, log_path):
+        order.append("make test")
+        return run(clone_dir, log_path)
+
+    def probe():
+        order.append("probe")
+        return {1: 0.71, 3: 0.93}[len(order)]
+
+    row = bench_make_test(run=logged_run, clone=clone, previous=lambda: None, probe=probe).iloc[0]
+    assert order == ["probe", "make test", "probe"]
+    assert (row.speed_probe_seconds_start, row.speed_probe_seconds_end) == (0.71, 0.93)
+    # the default: the module's probe (the stand-in of this file's fixture)
+    assert bench_make_test(run=run, clone=clone, previous=lambda: None).iloc[0].speed_probe_seconds_end == 0.5
+
+
+def test_speed_probe_times_its_workload_on_one_core_and_is_nan_when_it_cannot_run(monkeypatch):
+    import math
+
+    from xaibench.bench import common
+
+    seconds = common.speed_probe(repeats=1)
+    assert 0 < seconds < 60 and seconds == round(seconds, 3)
+    # the interpreter runs with one BLAS/OpenMP thread whatever the caller's settings
+    assert common._ONE_THREAD == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    monkeypatch.setattr(common.sys, "executable", "/nonexistent/python")
+    assert math.isnan(common.speed_probe(repeats=1))  # a timing run does not fail for its probe
+    with pytest.raises(ValueError, match="repeats must be at least 1"):
+        common.speed_probe(repeats=0)
+
+
+def test_probe_cells_show_start_and_end_or_say_not_recorded():
+    from xaibench.bench.timings import probe_cell
+
+    assert probe_cell(pd.Series({"speed_probe_seconds_start": 0.7149, "speed_probe_seconds_end": 0.9})) == "0.71 / 0.90"
+    assert probe_cell(pd.Series({"speed_probe_seconds_start": 0.7, "speed_probe_seconds_end": ""})) == "0.70 / ?"
+    assert probe_cell(pd.Series({"speed_probe_seconds_start": float("nan"),
+                                 "speed_probe_seconds_end": float("nan")})) == "not recorded"
+    assert probe_cell(pd.Series({"load_avg_1min_at_start": 0.1})) == "not recorded"  # a row from before the probe
+
+
 def test_failed_tests_are_read_from_the_short_summary_only():
     from xaibench.bench.make_test import failed_tests
 
@@ -566,7 +622,8 @@ def test_make_paper_rows_are_the_reports_of_its_own_run_with_a_total_per_paper(t
     assert sorted(run["notebook"]) == ["11_local_explainers", "21_human_grounded_evaluation",
                                        "23_counterfactual_faithfulness"]
     ctx = {"targets": "human faithfulness", "commit": "abc1234", "make_seconds": 1300.0, "setup_seconds": 80.0,
-           "cpus": 2, "cpu_model": "CPU X", "load_avg_1min_at_start": 0.1}
+           "cpus": 2, "cpu_model": "CPU X", "load_avg_1min_at_start": 0.1, "speed_probe_seconds_start": 0.7,
+           "speed_probe_seconds_end": 0.9}
     hg, ge = "Human-grounded (Lertvittayakumjorn & Toni 2019)", "Counterfactual evaluation (Ge et al.)"
     df = mp.paper_rows(run, [hg, ge], ctx)
     assert df.columns.tolist() == mp.COLUMNS and set(df["other_papers_seconds"]) == {0.0}
@@ -618,8 +675,14 @@ def test_make_paper_bench_sets_the_clone_up_then_times_the_targets_and_keeps_a_f
             _report(clone_dir / "reports" / "full", "23_counterfactual_faithfulness", 320.0, now, "new")
         return rc, (40.0 if targets == ["env", "data"] else 330.0)
 
-    df = mp.bench_make_paper(["faithfulness"], make=make, clone=clone, previous=lambda: None)
-    assert calls == [["env", "data"], ["faithfulness"]]
+    def probe():
+        calls.append("probe")
+        return 0.6 + 0.1 * calls.count("probe")
+
+    df = mp.bench_make_paper(["faithfulness"], make=make, clone=clone, previous=lambda: None, probe=probe)
+    # the probe runs right before and right after the paper's targets, not around the set-up
+    assert calls == [["env", "data"], "probe", ["faithfulness"], "probe"]
+    assert set(df["speed_probe_seconds_start"]) == {0.7} and set(df["speed_probe_seconds_end"]) == {0.8}
     assert df["notebook"].tolist() == ["23_counterfactual_faithfulness", "TOTAL (1 notebook)"]
     assert df["setup_seconds"].tolist() == [40.0, 40.0] and df["make_seconds"].tolist() == [330.0, 330.0]
     assert df["commit"].unique().tolist() == ["abc1234"] and df["cold_start"].all()
@@ -648,7 +711,7 @@ def test_timings_list_each_papers_fresh_clone_run_and_what_a_cpu_still_lacks(tmp
                        for p, n, s, c in rows])
     df.to_csv(tmp_path / "bench_make_paper.csv", index=False)
     text = "\n".join(paper_runs_section(tmp_path))
-    assert f"| {hg} | 16.0 | AMD EPYC (family X), 2 cores | `abc1234` | yes | 17.0 | 1.5 | 2.0 |" in text
+    assert f"| {hg} | 16.0 | AMD EPYC (family X), 2 cores | `abc1234` | yes | 17.0 | 1.5 | 2.0 | not recorded |" in text
     assert "21_human_grounded_evaluation" not in text  # TOTAL rows only
     missing_x = sorted(set(PAPERS.values()) - {hg, ge})
     assert f"AMD EPYC (family X): 2 papers, 21.0 min; not yet measured: {', '.join(missing_x)}." in text

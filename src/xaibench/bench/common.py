@@ -1,7 +1,10 @@
 """What every benchmark shares: the machine columns of a row and the writer of a bench table."""
 from __future__ import annotations
 
+import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -33,6 +36,55 @@ def machine_context() -> dict:
     info = machine_info()
     return {"cpus": info["cpus"], "cpu_model": info["cpu_model"], "torch_threads": torch.get_num_threads(),
             "load_avg_1min": load_average()}
+
+
+#: the speed probe's workload, run by a fresh interpreter on one thread: float64 matrix products (numpy's BLAS) and
+#: a pure-Python loop, each timed ``repeats`` times; it prints the two best times
+_PROBE = """
+import sys, time
+import numpy as np
+repeats = int(sys.argv[1])
+a = np.random.default_rng(0).standard_normal((256, 256))
+def blas():
+    b = a
+    for _ in range(200):
+        b = np.tanh(b @ a / 16.0)
+def python():
+    s = 0
+    for i in range(5_000_000):
+        s += i * i % 7
+best = {}
+for name, fn in (("blas", blas), ("python", python)):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter(); fn(); times.append(time.perf_counter() - t0)
+    best[name] = min(times)
+print(best["blas"], best["python"])
+"""
+
+#: the thread variables the probe's interpreter runs with (one core, whatever the caller's settings)
+_ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def speed_probe(repeats: int = 5, timeout: float = 120.0) -> float:
+    """Seconds a fixed one-core workload takes (:data:`_PROBE`: 200 products of 256x256 float64 matrices and a
+    5-million-step Python loop, the best of ``repeats`` runs of each, added), in a fresh interpreter; NaN when the
+    probe cannot run (a timing run does not fail for it).
+
+    Timed before and after a long measurement (``bench make_test``, ``bench make_paper``), it shows how fast the CPU
+    ran then: the same workload on one kind of CPU takes about the same time, so a row whose probe took longer than
+    another row's of the same kind was measured while the CPU ran slower (another machine's load on shared cores,
+    a lower clock) and its minutes are high by about that ratio."""
+    repeats = int(repeats)
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    try:
+        out = subprocess.run([sys.executable, "-c", _PROBE, str(repeats)], capture_output=True, text=True,
+                             timeout=timeout, env={**os.environ, **_ONE_THREAD})
+        blas, python = (float(x) for x in out.stdout.split())
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return math.nan
+    return round(blas + python, 3)
 
 
 def fastest_of(ways: dict, repeats: int) -> tuple[dict, dict]:

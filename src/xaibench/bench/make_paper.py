@@ -5,7 +5,9 @@ The committed ``HEAD`` is cloned into a temporary folder with the raw-data mirro
 ``bench make_test`` does), ``make env data`` sets it up (timed apart), then ``make <targets>`` runs the paper's
 notebooks in the full profile with nothing stored: the clone has no trained model, stored result or cache.  The
 reports and make steps that invocation wrote (read as ``bench make_all`` reads ``reports/full``) give one row per
-notebook and a TOTAL row per paper.  The project's committed reports, and so ``bench_make_all``, stay as they are.
+notebook and a TOTAL row per paper, each with the seconds of the speed probe (a fixed one-core workload,
+:func:`~xaibench.bench.common.speed_probe`) just before and just after ``make <targets>``: how fast the CPU ran.
+The project's committed reports, and so ``bench_make_all``, stay as they are.
 
 The table keeps, for each paper, one measurement per kind of CPU: a paper's new rows replace its earlier rows of the
 measuring CPU's kind, and every other paper's or CPU's rows stay.  Once every paper has rows of one kind of CPU, their
@@ -24,10 +26,12 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from .. import paths
+from .common import speed_probe
 
 #: the columns of a row, in order
 COLUMNS = ["paper", "notebook", "wall_seconds", "wall_minutes", "targets", "commit", "make_seconds", "setup_seconds",
-           "other_papers_seconds", "make_run", "cold_start", "cpus", "cpu_model", "load_avg_1min_at_start"]
+           "other_papers_seconds", "make_run", "cold_start", "cpus", "cpu_model", "load_avg_1min_at_start",
+           "speed_probe_seconds_start", "speed_probe_seconds_end"]
 
 
 def target_papers() -> dict[str, str]:
@@ -107,8 +111,10 @@ def _previous() -> pd.DataFrame | None:
 def bench_make_paper(targets: Sequence[str], keep: bool = False,
                      make: Callable[[Path, Sequence[str], Path], tuple[int, float]] = _make,
                      clone: Callable[[Path], str] | None = None,
-                     previous: Callable[[], pd.DataFrame | None] = _previous) -> pd.DataFrame:
-    """Time ``make <targets>`` cold in a fresh clone of ``HEAD`` (see the module docstring)."""
+                     previous: Callable[[], pd.DataFrame | None] = _previous,
+                     probe: Callable[[], float] | None = None) -> pd.DataFrame:
+    """Time ``make <targets>`` cold in a fresh clone of ``HEAD`` (see the module docstring); the speed probe
+    (:func:`~xaibench.bench.common.speed_probe`) runs just before and just after ``make <targets>``."""
     from ..device import load_average, machine_info
     from .make_test import clone_head
 
@@ -128,9 +134,11 @@ def bench_make_paper(targets: Sequence[str], keep: bool = False,
         rc, setup_s = make(tmp / "x", ["env", "data"], log_path)
         if rc != 0:
             raise RuntimeError(f"make env data failed in the clone (exit status {rc}); see {log_path}")
-        load0 = load_average()
+        probe = probe or speed_probe
+        probe0, load0 = probe(), load_average()
         since = datetime.now(timezone.utc)
         rc, make_s = make(tmp / "x", targets, log_path)
+        probe1 = probe()
         if rc != 0:
             keep = True
             raise RuntimeError(f"make {' '.join(targets)} failed in the clone (exit status {rc}); the clone and its "
@@ -146,7 +154,7 @@ def bench_make_paper(targets: Sequence[str], keep: bool = False,
     info = machine_info()
     context = {"targets": " ".join(targets), "commit": commit, "make_seconds": round(make_s, 1),
                "setup_seconds": round(setup_s, 1), "cpus": info["cpus"], "cpu_model": info["cpu_model"],
-               "load_avg_1min_at_start": load0}
+               "load_avg_1min_at_start": load0, "speed_probe_seconds_start": probe0, "speed_probe_seconds_end": probe1}
     return with_earlier(paper_rows(run, papers, context), previous())
 
 

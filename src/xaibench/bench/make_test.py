@@ -5,9 +5,11 @@ mirror the project uses is linked beside the clone as ``../shared/data`` (the de
 there: it creates ``.venv``, copies and checks the data, then runs the suite with its notebook smoke runs.  One row:
 the wall time of the whole command, pytest's own time (from its summary line), the rest (the environment, the data
 and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
-the 10-minute target, and the node ids of the tests that failed (pytest's short summary).  The table keeps one row per
-kind of CPU: the measuring machine's replaces its kind's earlier one.  The clone is removed afterwards (``keep=True``
-keeps it and prints where); the log of a run that did not pass is kept in ``data/cache/bench/`` and named.
+the 10-minute target, the node ids of the tests that failed (pytest's short summary), and the seconds of the speed
+probe (:func:`~xaibench.bench.common.speed_probe`, a fixed one-core workload) just before and just after the run.
+The table keeps one row per kind of CPU: the measuring machine's replaces its kind's earlier one.  The clone is
+removed afterwards (``keep=True`` keeps it and prints where); the log of a run that did not pass is kept in
+``data/cache/bench/`` and named.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from typing import Callable
 import pandas as pd
 
 from .. import paths
+from .common import speed_probe
 
 #: the fresh-clone ``make test`` target, seconds
 TARGET_SECONDS = 600
@@ -118,7 +121,8 @@ def _previous() -> pd.DataFrame | None:
 
 def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, float, float]] = _make_test,
                     clone: Callable[[Path], str] = clone_head,
-                    previous: Callable[[], pd.DataFrame | None] = _previous) -> pd.DataFrame:
+                    previous: Callable[[], pd.DataFrame | None] = _previous,
+                    probe: Callable[[], float] | None = None) -> pd.DataFrame:
     """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring): the measuring machine's row first,
     then the last row of each other kind of CPU already in the table (:func:`with_other_cpus`)."""
     from ..device import machine_info, load_average
@@ -127,8 +131,10 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
     try:
         commit = clone(tmp)
         log_path = tmp / "make_test.log"
-        load0 = load_average()
+        probe = probe or speed_probe
+        probe0, load0 = probe(), load_average()
         rc, wall, cpu = run(tmp / "x", log_path)
+        probe1 = probe()
         log = log_path.read_text(errors="replace") if log_path.exists() else ""
     finally:
         if not keep:
@@ -148,7 +154,8 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
            **{k: summary[k] for k in ("passed", "failed", "errors", "skipped")},
            "target_seconds": TARGET_SECONDS, "within_target": bool(rc == 0 and wall <= TARGET_SECONDS),
            "failed_tests": "; ".join(failed),
-           "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0}
+           "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0,
+           "speed_probe_seconds_start": probe0, "speed_probe_seconds_end": probe1}
     if keep:
         print(f"the clone and its make_test.log are kept in {tmp}", file=sys.stderr)
     return with_other_cpus(pd.DataFrame([row]), previous())

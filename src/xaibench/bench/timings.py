@@ -104,6 +104,27 @@ def cold_note(make_all: pd.DataFrame, paper: str) -> str:
             "recorded")
 
 
+def probe_cell(row: pd.Series) -> str:
+    """The speed probe's seconds just before and just after a fresh-clone run (``start / end``), or ``not recorded``
+    for a row without them (read with empty cells as empty strings)."""
+    def one(key: str) -> str:
+        try:
+            x = float(row.get(key, ""))
+        except (TypeError, ValueError):
+            return ""
+        return f"{x:.2f}" if x == x else ""
+
+    start, end = one("speed_probe_seconds_start"), one("speed_probe_seconds_end")
+    return f"{start or '?'} / {end or '?'}" if start or end else "not recorded"
+
+
+#: what the speed probe column of the fresh-clone tables is
+PROBE_TEXT = ("The speed probe (`xaibench.bench.common.speed_probe`) is a fixed one-core workload (float64 matrix "
+              "products and a Python loop) timed just before and just after the run: on one kind of CPU it takes "
+              "about the same seconds, so a run whose probe took clearly longer than another run's on the same kind of "
+              "CPU ran while that CPU was slower, whatever the cause (other load on shared cores, a lower clock).")
+
+
 def _notes(rows: pd.DataFrame) -> pd.Series:
     return rows["note"].fillna("").astype(str) if "note" in rows.columns else pd.Series("", index=rows.index)
 
@@ -224,13 +245,16 @@ def paper_runs_section(tables: Path) -> list[str]:
            "From `bench_make_paper.csv`, written by `python -m xaibench.bench make_paper --targets <targets>`: `HEAD` "
            "cloned with the data mirror beside it, `make env data`, then the paper's targets in the full profile with "
            "nothing stored; the committed reports above stay as they are. One measurement per paper and kind of CPU. "
-           "Notebooks of another paper that a target runs first count under their own paper (other papers' minutes).",
-           "", "| paper | minutes | CPU | commit | cold | make minutes | set-up minutes | other papers' minutes |",
-           "|:--|--:|:--|:--|:--|--:|--:|--:|"]
+           "Notebooks of another paper that a target runs first count under their own paper (other papers' minutes). "
+           + PROBE_TEXT, "",
+           "| paper | minutes | CPU | commit | cold | make minutes | set-up minutes | other papers' minutes | "
+           "speed probe s (start / end) |",
+           "|:--|--:|:--|:--|:--|--:|--:|--:|--:|"]
     for _, r in totals.iterrows():
         out.append(f"| {r['paper']} | {float(r['wall_minutes']):.1f} | {_cpu(r)} | `{r['commit']}` | "
                    f"{'yes' if _cold(r['cold_start']) else 'no'} | {float(r['make_seconds']) / 60:.1f} | "
-                   f"{float(r['setup_seconds']) / 60:.1f} | {float(r['other_papers_seconds']) / 60:.1f} |")
+                   f"{float(r['setup_seconds']) / 60:.1f} | {float(r['other_papers_seconds']) / 60:.1f} | "
+                   f"{probe_cell(r)} |")
     from .make_all import PAPERS
 
     every = set(PAPERS.values())
@@ -289,15 +313,16 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
             "From `bench_make_test.csv`, written by `python -m xaibench.bench make_test`: `HEAD` cloned into a "
             "temporary folder with the data mirror beside it, as CI runs it; the wall time of the whole command, "
             "pytest's own time, the rest (the environment, the data, make's start-up) and the CPU time of all "
-            "processes; the tests a run failed are named below the table (its log is kept in `data/cache/bench/`).", "",
+            "processes; the tests a run failed are named below the table (its log is kept in `data/cache/bench/`). "
+            + PROBE_TEXT, "",
             "| commit | minutes | pytest s | set-up s | CPU s | passed | failed | errors | skipped | "
-            "within the 10-min target | CPU | load at start |",
-            "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|"]
+            "within the 10-min target | CPU | load at start | speed probe s (start / end) |",
+            "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|--:|"]
     for _, r in make_test.iterrows():
         out.append(f"| `{r['commit']}` | {float(r['wall_minutes']):.1f} | {float(r['pytest_seconds']):.0f} | "
                    f"{float(r['setup_seconds']):.0f} | {float(r['cpu_seconds']):.0f} | {r['passed']} | {r['failed']} | "
                    f"{r['errors']} | {r['skipped']} | {'yes' if _cold(r['within_target']) else 'no'} | {_cpu(r)} | "
-                   f"{r['load_avg_1min_at_start']} |")
+                   f"{r['load_avg_1min_at_start']} | {probe_cell(r)} |")
     failing = [(r["commit"], r["failed_tests"]) for _, r in make_test.iterrows() if str(r.get("failed_tests", "")).strip()]
     if failing:
         out += ["", *(f"Failed in `{c}`: " + ", ".join(f"`{t}`" for t in str(f).split("; ")) + "." for c, f in failing)]
