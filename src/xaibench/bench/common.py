@@ -71,10 +71,10 @@ def speed_probe(repeats: int = 5, timeout: float = 120.0) -> float:
     5-million-step Python loop, the best of ``repeats`` runs of each, added), in a fresh interpreter; NaN when the
     probe cannot run (a timing run does not fail for it).
 
-    Timed before and after a long measurement (``bench make_test``, ``bench make_paper``), it shows how fast the CPU
-    ran then: the same workload on one kind of CPU takes about the same time, so a row whose probe took longer than
-    another row's of the same kind was measured while the CPU ran slower (another machine's load on shared cores,
-    a lower clock) and its minutes are high by about that ratio."""
+    Timed before and after a long measurement (``bench make_test``, ``bench make_paper``), it shows how fast the
+    CPU's arithmetic and the interpreter ran then (memory bandwidth is not part of it): the same workload on one kind
+    of CPU takes about the same time, so a row whose probe took clearly longer than another row's of the same kind
+    was measured while that CPU ran slower, whatever the cause (other load on shared cores, a lower clock)."""
     repeats = int(repeats)
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")

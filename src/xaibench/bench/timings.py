@@ -120,7 +120,8 @@ def probe_cell(row: pd.Series) -> str:
 
 #: what the speed probe column of the fresh-clone tables is
 PROBE_TEXT = ("The speed probe (`xaibench.bench.common.speed_probe`) is a fixed one-core workload (float64 matrix "
-              "products and a Python loop) timed just before and just after the run: on one kind of CPU it takes "
+              "products and a Python loop: arithmetic and the interpreter, not memory bandwidth) timed just before and "
+              "just after the run: on one kind of CPU it takes "
               "about the same seconds, so a run whose probe took clearly longer than another run's on the same kind of "
               "CPU ran while that CPU was slower, whatever the cause (other load on shared cores, a lower clock).")
 
