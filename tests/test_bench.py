@@ -16,6 +16,7 @@ from xaibench import levers
 from xaibench.bench.__main__ import BENCHMARKS, main, parser
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "xaibench" / "bench"
 
 
 @pytest.fixture(autouse=True)
@@ -26,7 +27,6 @@ def _fake_speed_probe(monkeypatch):
 
     for mod in (make_paper, make_test):
         monkeypatch.setattr(mod, "speed_probe", lambda: 0.5)
-PACKAGE = ROOT / "src" / "xaibench" / "bench"
 
 
 def test_every_benchmark_has_its_module_and_function():

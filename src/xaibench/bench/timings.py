@@ -112,7 +112,7 @@ def probe_cell(row: pd.Series) -> str:
             x = float(row.get(key, ""))
         except (TypeError, ValueError):
             return ""
-        return f"{x:.2f}" if x == x else ""
+        return f"{x:.2f}" if pd.notna(x) else ""
 
     start, end = one("speed_probe_seconds_start"), one("speed_probe_seconds_end")
     return f"{start or '?'} / {end or '?'}" if start or end else "not recorded"
@@ -121,9 +121,9 @@ def probe_cell(row: pd.Series) -> str:
 #: what the speed probe column of the fresh-clone tables is
 PROBE_TEXT = ("The speed probe (`xaibench.bench.common.speed_probe`) is a fixed one-core workload (float64 matrix "
               "products and a Python loop: arithmetic and the interpreter, not memory bandwidth) timed just before and "
-              "just after the run: on one kind of CPU it takes "
-              "about the same seconds, so a run whose probe took clearly longer than another run's on the same kind of "
-              "CPU ran while that CPU was slower, whatever the cause (other load on shared cores, a lower clock).")
+              "just after the run: on one kind of CPU it takes about the same seconds, so a run whose probe took "
+              "clearly longer than another run's on the same kind of CPU ran while that CPU was slower, whatever the "
+              "cause (other load on shared cores, a lower clock).")
 
 
 def _notes(rows: pd.DataFrame) -> pd.Series:
