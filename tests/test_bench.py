@@ -497,6 +497,83 @@ def test_make_test_sentence_names_each_cpu_and_a_run_above_the_target():
         "AMD EPYC (family 26 model 2), 2 cores (9 passed).")
 
 
+def test_make_test_bench_repeats_run_one_fresh_clone_after_another(monkeypatch):
+    from xaibench.bench.make_test import bench_make_test
+
+    order, tmps = [], []
+    walls = iter([540.0, 600.0, 660.0])
+
+    def clone(tmp):
+        order.append("clone")
+        tmps.append(tmp)
+        (tmp / "x").mkdir()
+        return "abc1234"
+
+    def run(clone_dir, log_path):
+        assert not any(t.exists() for t in tmps[:-1])  # the earlier clones are gone before the next run starts
+        order.append("make test")
+        log_path.write_text("===== 955 passed in 400.00s =====\n")
+        return 0, next(walls), 900.0
+
+    def probe():
+        order.append("probe")
+        return 0.5
+
+    df = bench_make_test(run=run, clone=clone, previous=lambda: None, probe=probe, repeats=3)
+    assert order == ["clone", "probe", "make test", "probe"] * 3 and len(set(tmps)) == 3
+    assert df["run"].tolist() == [1, 2, 3] and df["runs"].tolist() == [3, 3, 3]
+    assert df["wall_minutes"].tolist() == [9.0, 10.0, 11.0]
+    assert df["within_target"].tolist() == [True, True, False]  # 600 s is within the 10-min target, 660 s is not
+    assert list(df.columns[:3]) == ["commit", "run", "runs"]
+    with pytest.raises(ValueError, match="repeats must be at least 1"):
+        bench_make_test(run=run, clone=clone, previous=lambda: None, repeats=0)
+
+
+def test_make_test_bench_keeps_every_run_of_the_latest_commit_of_another_cpu(monkeypatch):
+    from xaibench.bench.make_test import bench_make_test
+
+    old = pd.DataFrame([{"commit": "ccc", "run": 1, "wall_minutes": 7.6, "cpu_model": "CPU B"},
+                        {"commit": "ccc", "run": 2, "wall_minutes": 7.9, "cpu_model": "CPU B"},
+                        {"commit": "bbb", "run": 1, "wall_minutes": 9.9, "cpu_model": "CPU A"},
+                        {"commit": "aaa", "run": 1, "wall_minutes": 8.1, "cpu_model": "CPU B"}])
+    import xaibench.device as device
+
+    monkeypatch.setattr(device, "machine_info", lambda: {"cpus": 2, "cpu_model": "CPU A"})
+    clone, run, _ = _fake_make_test("===== 955 passed in 400.00s =====\n", 0, 480.0)
+    df = bench_make_test(run=run, clone=clone, previous=lambda: old)
+    assert df["commit"].tolist() == ["abc1234", "ccc", "ccc"] and df["wall_minutes"].tolist()[1:] == [7.6, 7.9]
+
+
+def _runs_of(commit, cpu, minutes, within, passed=None, failed=None):
+    n = len(minutes)
+    return [{"commit": commit, "run": i + 1, "runs": n, "wall_minutes": m, "passed": (passed or [9] * n)[i],
+             "failed": (failed or [0] * n)[i], "errors": 0, "skipped": 0, "within_target": str(w), "cpus": 2,
+             "cpu_model": cpu} for i, (m, w) in enumerate(zip(minutes, within))]
+
+
+def test_make_test_sentence_gives_the_median_and_range_of_repeated_runs():
+    from xaibench.bench.timings import make_test_groups, make_test_sentence
+
+    a, b = "AMD EPYC (family 25 model 1)", "AMD EPYC (family 26 model 2)"
+    rows = pd.DataFrame(_runs_of("abc1234", a, [11.0, 9.0, 10.0], [False, True, True])
+                        + [{"commit": "def5678", "run": "", "runs": "", "wall_minutes": 7.6, "passed": 9, "failed": 0,
+                            "errors": 0, "skipped": 0, "within_target": "True", "cpus": 2, "cpu_model": b}])
+    assert [len(g) for g in make_test_groups(rows)] == [3, 1]
+    assert make_test_sentence(rows) == (
+        "`make test` from a fresh clone, with the environment and data: 10.0 min, the median of 3 runs one after "
+        "another (9.0-11.0) for `abc1234` on an AMD EPYC (family 25 model 1), 2 cores (9 passed in each; above the "
+        "10-min target in 1 of 3); 7.6 min for `def5678` on an AMD EPYC (family 26 model 2), 2 cores (9 passed).")
+    # every run above the target, and runs whose outcomes differ, are said so; a single measurement names no commit
+    one = pd.DataFrame(_runs_of("abc1234", a, [10.5, 12.0], [False, False], passed=[9, 8], failed=[0, 1]))
+    assert make_test_sentence(one) == (
+        "`make test` from a fresh clone, with the environment and data: 11.2 min, the median of 2 runs one after "
+        "another (10.5-12.0) on an AMD EPYC (family 25 model 1), 2 cores (run 1: 9 passed; run 2: 8 passed, 1 failed; "
+        "above the 10-min target in each).")
+    # two measurements of one commit on one CPU (two invocations) stay two: each starts at run 1
+    twice = pd.DataFrame(_runs_of("abc1234", a, [9.0], [True]) + _runs_of("abc1234", a, [9.5], [True]))
+    assert [len(g) for g in make_test_groups(twice)] == [1, 1]
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 def test_make_steps_bench_times_each_step_both_ways_and_counts_the_stamps(monkeypatch):
     """Each step is timed without and with bytecode (the sources compiled again at the end); the speed-up is the

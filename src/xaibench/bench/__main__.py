@@ -85,7 +85,7 @@ def _run(name: str, args: argparse.Namespace) -> pd.DataFrame:
         return bench_make_all(args.reports)
     if name == "make_test":
         from .make_test import bench_make_test
-        return bench_make_test(keep=args.keep)
+        return bench_make_test(keep=args.keep, repeats=args.repeats)
     raise KeyError(name)
 
 
@@ -101,6 +101,8 @@ def parser() -> argparse.ArgumentParser:
     subs["causalm_staging"].add_argument("--tasks", nargs="+", default=["5-way", "ternary"])
     subs["make_all"].add_argument("--reports", default=None, help="folder of executed notebooks (default reports/full)")
     subs["make_test"].add_argument("--keep", action="store_true", help="keep the temporary clone (its make_test.log)")
+    subs["make_test"].add_argument("--repeats", type=int, default=1,
+                                   help="fresh clones to run make test in, one after another (one row each)")
     subs["make_paper"].add_argument("--targets", nargs="+", required=True,
                                     help="the paper's make targets, e.g. faithfulness, human, or foundation cebab")
     subs["make_paper"].add_argument("--keep", action="store_true", help="keep the temporary clone (its make_paper.log)")

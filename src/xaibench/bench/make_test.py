@@ -7,9 +7,11 @@ the wall time of the whole command, pytest's own time (from its summary line), t
 and make's start-up), the CPU time of all processes, the pytest outcome counts, and whether the run stayed within
 the 10-minute target, the node ids of the tests that failed (pytest's short summary), and the seconds of the speed
 probe (:func:`~xaibench.bench.common.speed_probe`, a fixed one-core workload) just before and just after the run.
-The table keeps one row per kind of CPU: the measuring machine's replaces its kind's earlier one.  The clone is
-removed afterwards (``keep=True`` keeps it and prints where); the log of a run that did not pass is kept in
-``data/cache/bench/`` and named.
+``repeats=N`` runs the whole command N times, one fresh clone after another, one row each (``run`` 1 .. N): the
+suite's time on one kind of CPU moves from run to run, so one run says little about whether it stays within a target
+near it.  The table keeps one measurement per kind of CPU: the measuring machine's rows
+replace its kind's earlier ones.  Each clone is removed after its run (``keep=True`` keeps them and prints where);
+the log of a run that did not pass is kept in ``data/cache/bench/`` and named.
 """
 from __future__ import annotations
 
@@ -102,11 +104,17 @@ def _make_test(clone: Path, log_path: Path) -> tuple[int, float, float]:
 
 
 def with_other_cpus(new: pd.DataFrame, previous: pd.DataFrame | None) -> pd.DataFrame:
-    """``new`` (the measuring machine's row) first, then the latest row of every other kind of CPU in ``previous``
-    (the table as it was): a suite's time depends on the CPU, so each kind keeps its own last measurement."""
+    """``new`` (the measuring machine's rows) first, then the latest measurement of every other kind of CPU in
+    ``previous`` (the table as it was: the rows of the first-listed commit of that CPU, all its runs): a suite's
+    time depends on the CPU, so each kind keeps its own last measurement."""
     if previous is None or not len(previous) or "cpu_model" not in previous.columns:
         return new.reset_index(drop=True)
-    others = previous[~previous["cpu_model"].isin(set(new["cpu_model"]))].drop_duplicates("cpu_model")
+    others = previous[~previous["cpu_model"].isin(set(new["cpu_model"]))]
+    if "commit" in others.columns:
+        latest = others.drop_duplicates("cpu_model").set_index("cpu_model")["commit"]
+        others = others[others["commit"].astype(str).to_numpy() == others["cpu_model"].map(latest).astype(str).to_numpy()]
+    else:
+        others = others.drop_duplicates("cpu_model")
     return pd.concat([new, others], ignore_index=True)
 
 
@@ -122,16 +130,33 @@ def _previous() -> pd.DataFrame | None:
 def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, float, float]] = _make_test,
                     clone: Callable[[Path], str] = clone_head,
                     previous: Callable[[], pd.DataFrame | None] = _previous,
-                    probe: Callable[[], float] | None = None) -> pd.DataFrame:
-    """Time ``make test`` in a fresh clone of ``HEAD`` (see the module docstring): the measuring machine's row first,
-    then the last row of each other kind of CPU already in the table (:func:`with_other_cpus`)."""
+                    probe: Callable[[], float] | None = None, repeats: int = 1) -> pd.DataFrame:
+    """Time ``make test`` in ``repeats`` fresh clones of ``HEAD``, one after another (see the module docstring): the
+    measuring machine's rows first (``run`` 1 .. ``repeats``), then the latest rows of each other kind of CPU
+    already in the table (:func:`with_other_cpus`)."""
     from ..device import machine_info, load_average
 
+    if int(repeats) < 1:
+        raise ValueError(f"repeats must be at least 1 (got {repeats!r}): the number of fresh-clone runs of make test")
+    probe = probe or speed_probe
+    info = machine_info()
+    rows = []
+    for i in range(1, int(repeats) + 1):
+        row = _one_run(keep, run, clone, probe, load_average)
+        rows.append({**row, "run": i, "runs": int(repeats), "cpus": info["cpus"], "cpu_model": info["cpu_model"]})
+    new = pd.DataFrame(rows)
+    rest = [c for c in new.columns if c not in ("commit", "run", "runs", "cpus", "cpu_model")]
+    at = rest.index("load_avg_1min_at_start")
+    new = new[["commit", "run", "runs", *rest[:at], "cpus", "cpu_model", *rest[at:]]]
+    return with_other_cpus(new, previous())
+
+
+def _one_run(keep: bool, run, clone, probe, load_average) -> dict:
+    """One fresh clone, ``make test`` in it with the speed probe right before and right after; its row."""
     tmp = Path(tempfile.mkdtemp(prefix="xaibench-make-test-"))
     try:
         commit = clone(tmp)
         log_path = tmp / "make_test.log"
-        probe = probe or speed_probe
         probe0, load0 = probe(), load_average()
         rc, wall, cpu = run(tmp / "x", log_path)
         probe1 = probe()
@@ -147,18 +172,15 @@ def bench_make_test(keep: bool = False, run: Callable[[Path, Path], tuple[int, f
     failed = failed_tests(log)
     if rc != 0 or failed:
         print(f"make test did not pass (exit status {rc}); its log is kept in {keep_log(log, commit)}", file=sys.stderr)
-    info = machine_info()
-    pytest_s = summary["pytest_seconds"]
-    row = {"commit": commit, "exit_status": rc, "wall_seconds": round(wall, 1), "wall_minutes": round(wall / 60, 2),
-           "pytest_seconds": pytest_s, "setup_seconds": round(wall - pytest_s, 1), "cpu_seconds": round(cpu, 1),
-           **{k: summary[k] for k in ("passed", "failed", "errors", "skipped")},
-           "target_seconds": TARGET_SECONDS, "within_target": bool(rc == 0 and wall <= TARGET_SECONDS),
-           "failed_tests": "; ".join(failed),
-           "cpus": info["cpus"], "cpu_model": info["cpu_model"], "load_avg_1min_at_start": load0,
-           "speed_probe_seconds_start": probe0, "speed_probe_seconds_end": probe1}
     if keep:
         print(f"the clone and its make_test.log are kept in {tmp}", file=sys.stderr)
-    return with_other_cpus(pd.DataFrame([row]), previous())
+    pytest_s = summary["pytest_seconds"]
+    return {"commit": commit, "exit_status": rc, "wall_seconds": round(wall, 1), "wall_minutes": round(wall / 60, 2),
+            "pytest_seconds": pytest_s, "setup_seconds": round(wall - pytest_s, 1), "cpu_seconds": round(cpu, 1),
+            **{k: summary[k] for k in ("passed", "failed", "errors", "skipped")},
+            "target_seconds": TARGET_SECONDS, "within_target": bool(rc == 0 and wall <= TARGET_SECONDS),
+            "failed_tests": "; ".join(failed), "load_avg_1min_at_start": load0,
+            "speed_probe_seconds_start": probe0, "speed_probe_seconds_end": probe1}
 
 
 __all__ = ["bench_make_test", "clean_env", "clone_head", "failed_tests", "keep_log", "parse_pytest_summary",

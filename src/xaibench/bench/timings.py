@@ -155,16 +155,52 @@ def _minutes(x: float) -> str:
     return f"{x:.1f}"
 
 
+def make_test_groups(make_test: pd.DataFrame) -> list[pd.DataFrame]:
+    """The measurements of ``bench_make_test.csv`` in table order: the rows of one kind of CPU and one commit (the
+    runs of one ``python -m xaibench.bench make_test --repeats N``; a row without a run number is one of its own)."""
+    groups: list[pd.DataFrame] = []
+    for i in range(len(make_test)):
+        r = make_test.iloc[i]
+        prev = groups[-1].iloc[-1] if groups else None
+        same = (prev is not None and str(r.get("run", "")).strip() not in ("", "1", "1.0")
+                and (prev.get("cpu_model"), str(prev.get("commit"))) == (r.get("cpu_model"), str(r.get("commit"))))
+        if same:
+            groups[-1] = pd.concat([groups[-1], make_test.iloc[[i]]])
+        else:
+            groups.append(make_test.iloc[[i]])
+    return groups
+
+
+def _outcome(r: pd.Series) -> str:
+    return f"{int(r['passed'])} passed" + "".join(
+        f", {int(r[k])} {k}" for k in ("failed", "errors", "skipped") if k in r and pd.notna(r[k]) and str(r[k]) != ""
+        and int(r[k]))
+
+
 def make_test_sentence(make_test: pd.DataFrame) -> str:
-    """The fresh-clone ``make test`` of each row of ``bench_make_test.csv`` (one per kind of CPU, the latest
-    first), in one sentence."""
+    """The fresh-clone ``make test`` of each measurement of ``bench_make_test.csv`` (one per kind of CPU, the latest
+    first), in one sentence: one run's minutes, or the median and range of several runs of one commit."""
+    groups = make_test_groups(make_test)
     parts = []
-    for _, r in make_test.iterrows():
-        outcome = f"{int(r['passed'])} passed" + "".join(
-            f", {int(r[k])} {k}" for k in ("failed", "errors", "skipped") if k in r and pd.notna(r[k]) and int(r[k]))
-        over = "" if "within_target" not in r or _cold(r["within_target"]) else "; above the 10-min target"
-        commit = f" for `{r['commit']}`" if len(make_test) > 1 and str(r.get("commit", "")).strip() else ""
-        parts.append(f"{float(r['wall_minutes']):.1f} min{commit} on {_article(_cpu(r))} {_cpu(r)} ({outcome}{over})")
+    for g in groups:
+        r = g.iloc[0]
+        commit = f" for `{r['commit']}`" if len(groups) > 1 and str(r.get("commit", "")).strip() else ""
+        above = [not ("within_target" not in x or _cold(x["within_target"])) for _, x in g.iterrows()]
+        if len(g) == 1:
+            over = "; above the 10-min target" if above[0] else ""
+            parts.append(f"{float(r['wall_minutes']):.1f} min{commit} on {_article(_cpu(r))} {_cpu(r)} "
+                         f"({_outcome(r)}{over})")
+            continue
+        minutes = g["wall_minutes"].astype(float)
+        outcomes = [_outcome(x) for _, x in g.iterrows()]
+        outcome = (f"{outcomes[0]} in each" if len(set(outcomes)) == 1
+                   else "; ".join(f"run {i}: {o}" for i, o in enumerate(outcomes, 1)))
+        n_above = sum(above)
+        over = ("" if not n_above else "; above the 10-min target in each" if n_above == len(g)
+                else f"; above the 10-min target in {n_above} of {len(g)}")
+        parts.append(f"{minutes.median():.1f} min, the median of {len(g)} runs one after another "
+                     f"({minutes.min():.1f}-{minutes.max():.1f}){commit} on {_article(_cpu(r))} {_cpu(r)} "
+                     f"({outcome}{over})")
     return "`make test` from a fresh clone, with the environment and data: " + "; ".join(parts) + "."
 
 
@@ -315,12 +351,17 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
             "temporary folder with the data mirror beside it, as CI runs it; the wall time of the whole command, "
             "pytest's own time, the rest (the environment, the data, make's start-up) and the CPU time of all "
             "processes; the tests a run failed are named below the table (its log is kept in `data/cache/bench/`). "
+            "With `--repeats N` it runs N fresh clones one after another, one row each (`run`), and the `make test` "
+            "sentence (the README's, and this page's under Per paper) gives their median and range: the suite's time "
+            "on one kind of CPU moves from run to run, so one run alone says little about a target near it. "
             + PROBE_TEXT, "",
-            "| commit | minutes | pytest s | set-up s | CPU s | passed | failed | errors | skipped | "
+            "| commit | run | minutes | pytest s | set-up s | CPU s | passed | failed | errors | skipped | "
             "within the 10-min target | CPU | load at start | speed probe s (start / end) |",
-            "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|--:|"]
+            "|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|--:|"]
     for _, r in make_test.iterrows():
-        out.append(f"| `{r['commit']}` | {float(r['wall_minutes']):.1f} | {float(r['pytest_seconds']):.0f} | "
+        run = (f"{int(float(r['run']))} of {int(float(r['runs']))}"
+               if str(r.get("run", "")).strip() and str(r.get("runs", "")).strip() else "1 of 1")
+        out.append(f"| `{r['commit']}` | {run} | {float(r['wall_minutes']):.1f} | {float(r['pytest_seconds']):.0f} | "
                    f"{float(r['setup_seconds']):.0f} | {float(r['cpu_seconds']):.0f} | {r['passed']} | {r['failed']} | "
                    f"{r['errors']} | {r['skipped']} | {'yes' if _cold(r['within_target']) else 'no'} | {_cpu(r)} | "
                    f"{r['load_avg_1min_at_start']} | {probe_cell(r)} |")
@@ -341,7 +382,8 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
             "clean cold run replaces it.",
             "- `make bench` runs every other benchmark and then this generator; `python -m xaibench.bench <name>` "
             "runs one and writes `figures/tables/bench_<name>.csv` and its `.md`.",
-            "- `python -m xaibench.bench make_test` times `make test` from a fresh clone of `HEAD` (minutes).",
+            "- `python -m xaibench.bench make_test --repeats 3` times `make test` in three fresh clones of `HEAD`, one "
+            "after another (minutes each).",
             "- `python -m xaibench.bench make_paper --targets faithfulness` times one paper's targets cold in a fresh "
             "clone of `HEAD` (minutes to hours), leaving the committed reports as they are.",
             "- `python -m xaibench.bench timings` rewrites this page and the README's timing table.", "",
