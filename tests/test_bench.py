@@ -492,7 +492,7 @@ def test_make_test_sentence_names_each_cpu_and_a_run_above_the_target():
                          {"commit": "def5678", "wall_minutes": 7.6, "passed": 9, "failed": 0, "errors": 0,
                           "skipped": 0, "within_target": "True", "cpus": 2, "cpu_model": "AMD EPYC (family 26 model 2)"}])
     assert make_test_sentence(rows) == (
-        "`make test` from a fresh clone, with the environment and data: 13.8 min for `abc1234` on an AMD EPYC "
+        "`make test` from a fresh clone, set-up included: 13.8 min for `abc1234` on an AMD EPYC "
         "(family 25 model 1), 2 cores (9 passed, 2 skipped; above the 10-min target); 7.6 min for `def5678` on an "
         "AMD EPYC (family 26 model 2), 2 cores (9 passed).")
 
@@ -560,15 +560,15 @@ def test_make_test_sentence_gives_the_median_and_range_of_repeated_runs():
                             "errors": 0, "skipped": 0, "within_target": "True", "cpus": 2, "cpu_model": b}])
     assert [len(g) for g in make_test_groups(rows)] == [3, 1]
     assert make_test_sentence(rows) == (
-        "`make test` from a fresh clone, with the environment and data: 10.0 min, the median of 3 runs one after "
-        "another (9.0-11.0) for `abc1234` on an AMD EPYC (family 25 model 1), 2 cores (9 passed in each; above the "
-        "10-min target in 1 of 3); 7.6 min for `def5678` on an AMD EPYC (family 26 model 2), 2 cores (9 passed).")
+        "`make test` from a fresh clone, set-up included: 10.0 min (median of 3 runs, 9.0-11.0) for "
+        "`abc1234` on an AMD EPYC (family 25 model 1), 2 cores (9 passed each; 1 of 3 above the 10-min target); "
+        "7.6 min for `def5678` on an AMD EPYC (family 26 model 2), 2 cores (9 passed).")
     # every run above the target, and runs whose outcomes differ, are said so; a single measurement names no commit
     one = pd.DataFrame(_runs_of("abc1234", a, [10.5, 12.0], [False, False], passed=[9, 8], failed=[0, 1]))
     assert make_test_sentence(one) == (
-        "`make test` from a fresh clone, with the environment and data: 11.2 min, the median of 2 runs one after "
-        "another (10.5-12.0) on an AMD EPYC (family 25 model 1), 2 cores (run 1: 9 passed; run 2: 8 passed, 1 failed; "
-        "above the 10-min target in each).")
+        "`make test` from a fresh clone, set-up included: 11.2 min (median of 2 runs, 10.5-12.0) on an "
+        "AMD EPYC (family 25 model 1), 2 cores (run 1: 9 passed; run 2: 8 passed, 1 failed; all above the 10-min "
+        "target).")
     # two measurements of one commit on one CPU (two invocations) stay two: each starts at run 1
     twice = pd.DataFrame(_runs_of("abc1234", a, [9.0], [True]) + _runs_of("abc1234", a, [9.5], [True]))
     assert [len(g) for g in make_test_groups(twice)] == [1, 1]

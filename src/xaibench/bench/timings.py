@@ -193,15 +193,14 @@ def make_test_sentence(make_test: pd.DataFrame) -> str:
             continue
         minutes = g["wall_minutes"].astype(float)
         outcomes = [_outcome(x) for _, x in g.iterrows()]
-        outcome = (f"{outcomes[0]} in each" if len(set(outcomes)) == 1
+        outcome = (f"{outcomes[0]} each" if len(set(outcomes)) == 1
                    else "; ".join(f"run {i}: {o}" for i, o in enumerate(outcomes, 1)))
         n_above = sum(above)
-        over = ("" if not n_above else "; above the 10-min target in each" if n_above == len(g)
-                else f"; above the 10-min target in {n_above} of {len(g)}")
-        parts.append(f"{minutes.median():.1f} min, the median of {len(g)} runs one after another "
-                     f"({minutes.min():.1f}-{minutes.max():.1f}){commit} on {_article(_cpu(r))} {_cpu(r)} "
-                     f"({outcome}{over})")
-    return "`make test` from a fresh clone, with the environment and data: " + "; ".join(parts) + "."
+        over = ("" if not n_above else "; all above the 10-min target" if n_above == len(g)
+                else f"; {n_above} of {len(g)} above the 10-min target")
+        parts.append(f"{minutes.median():.1f} min (median of {len(g)} runs, {minutes.min():.1f}-{minutes.max():.1f})"
+                     f"{commit} on {_article(_cpu(r))} {_cpu(r)} ({outcome}{over})")
+    return "`make test` from a fresh clone, set-up included: " + "; ".join(parts) + "."
 
 
 def readme_block(make_all: pd.DataFrame, make_test: pd.DataFrame) -> str:
