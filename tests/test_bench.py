@@ -572,6 +572,10 @@ def test_make_test_sentence_gives_the_median_and_range_of_repeated_runs():
     # two measurements of one commit on one CPU (two invocations) stay two: each starts at run 1
     twice = pd.DataFrame(_runs_of("abc1234", a, [9.0], [True]) + _runs_of("abc1234", a, [9.5], [True]))
     assert [len(g) for g in make_test_groups(twice)] == [1, 1]
+    # rows from before run numbers (a missing run, read as NaN or as an empty cell) are one measurement each
+    for missing in (float("nan"), ""):
+        old = pd.DataFrame(_runs_of("abc1234", a, [9.0, 9.5], [True, True])).assign(run=[missing, missing])
+        assert [len(g) for g in make_test_groups(old)] == [1, 1]
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")

@@ -9,9 +9,9 @@ the 10-minute target, the node ids of the tests that failed (pytest's short summ
 probe (:func:`~xaibench.bench.common.speed_probe`, a fixed one-core workload) just before and just after the run.
 ``repeats=N`` runs the whole command N times, one fresh clone after another, one row each (``run`` 1 .. N): the
 suite's time on one kind of CPU moves from run to run, so one run says little about whether it stays within a target
-near it.  The table keeps one measurement per kind of CPU: the measuring machine's rows
-replace its kind's earlier ones.  Each clone is removed after its run (``keep=True`` keeps them and prints where);
-the log of a run that did not pass is kept in ``data/cache/bench/`` and named.
+near it.  The table keeps one measurement per kind of CPU: the measuring machine's rows replace its kind's earlier
+ones.  Each clone is removed after its run (``keep=True`` keeps them and prints where); the log of a run that did not
+pass is kept in ``data/cache/bench/`` and named.
 """
 from __future__ import annotations
 

@@ -162,7 +162,7 @@ def make_test_groups(make_test: pd.DataFrame) -> list[pd.DataFrame]:
     for i in range(len(make_test)):
         r = make_test.iloc[i]
         prev = groups[-1].iloc[-1] if groups else None
-        same = (prev is not None and str(r.get("run", "")).strip() not in ("", "1", "1.0")
+        same = (prev is not None and str(r.get("run", "")).strip() not in ("", "nan", "1", "1.0")
                 and (prev.get("cpu_model"), str(prev.get("commit"))) == (r.get("cpu_model"), str(r.get("commit"))))
         if same:
             groups[-1] = pd.concat([groups[-1], make_test.iloc[[i]]])
