@@ -112,7 +112,7 @@ def with_other_cpus(new: pd.DataFrame, previous: pd.DataFrame | None) -> pd.Data
     others = previous[~previous["cpu_model"].isin(set(new["cpu_model"]))]
     if "commit" in others.columns:
         latest = others.drop_duplicates("cpu_model").set_index("cpu_model")["commit"]
-        others = others[others["commit"].astype(str).to_numpy() == others["cpu_model"].map(latest).astype(str).to_numpy()]
+        others = others[others["commit"].astype(str) == others["cpu_model"].map(latest).astype(str)]
     else:
         others = others.drop_duplicates("cpu_model")
     return pd.concat([new, others], ignore_index=True)

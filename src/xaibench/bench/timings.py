@@ -155,20 +155,29 @@ def _minutes(x: float) -> str:
     return f"{x:.1f}"
 
 
+def _run_of(row: pd.Series) -> tuple[int, int] | None:
+    """``(run, runs)`` of a ``bench_make_test.csv`` row, or None for a row without them (an empty cell or NaN)."""
+    try:
+        return int(float(row.get("run", ""))), int(float(row.get("runs", "")))
+    except (TypeError, ValueError):
+        return None
+
+
 def make_test_groups(make_test: pd.DataFrame) -> list[pd.DataFrame]:
     """The measurements of ``bench_make_test.csv`` in table order: the rows of one kind of CPU and one commit (the
     runs of one ``python -m xaibench.bench make_test --repeats N``; a row without a run number is one of its own)."""
-    groups: list[pd.DataFrame] = []
+    groups: list[list[int]] = []
+    key = None
     for i in range(len(make_test)):
         r = make_test.iloc[i]
-        prev = groups[-1].iloc[-1] if groups else None
-        same = (prev is not None and str(r.get("run", "")).strip() not in ("", "nan", "1", "1.0")
-                and (prev.get("cpu_model"), str(prev.get("commit"))) == (r.get("cpu_model"), str(r.get("commit"))))
-        if same:
-            groups[-1] = pd.concat([groups[-1], make_test.iloc[[i]]])
+        run = _run_of(r)
+        this = (r.get("cpu_model"), str(r.get("commit")))
+        if groups and run is not None and run[0] > 1 and this == key:
+            groups[-1].append(i)
         else:
-            groups.append(make_test.iloc[[i]])
-    return groups
+            groups.append([i])
+        key = this
+    return [make_test.iloc[g] for g in groups]
 
 
 def _outcome(r: pd.Series) -> str:
@@ -358,8 +367,7 @@ def timings_doc(tables: Path, descriptions: dict[str, str] | None = None) -> str
             "within the 10-min target | CPU | load at start | speed probe s (start / end) |",
             "|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|--:|"]
     for _, r in make_test.iterrows():
-        run = (f"{int(float(r['run']))} of {int(float(r['runs']))}"
-               if str(r.get("run", "")).strip() and str(r.get("runs", "")).strip() else "1 of 1")
+        run = "{} of {}".format(*(_run_of(r) or (1, 1)))
         out.append(f"| `{r['commit']}` | {run} | {float(r['wall_minutes']):.1f} | {float(r['pytest_seconds']):.0f} | "
                    f"{float(r['setup_seconds']):.0f} | {float(r['cpu_seconds']):.0f} | {r['passed']} | {r['failed']} | "
                    f"{r['errors']} | {r['skipped']} | {'yes' if _cold(r['within_target']) else 'no'} | {_cpu(r)} | "
